@@ -1,0 +1,280 @@
+// Run loop: inputs per implementation x dtype, verdicts, shrinking, findings and the summary.
+#include "harness/campaign/runner.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+#include "harness/gen/input_gen.h"
+#include "reports/findings.h"
+#include "stabfuzz/errors.h"
+
+namespace stabfuzz::campaign {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t hash_str(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+uint64_t case_seed(const Family& f, DType d, uint64_t seed, int64_t index) {
+  return cestac::mix64(cestac::mix64(seed ^ hash_str(f.name)) + static_cast<uint64_t>(d) * 0x51ed27 +
+                       static_cast<uint64_t>(index) * 0x9e3779b97f4a7c15ULL);
+}
+
+const Regime& case_regime(const Family& f, int64_t index) {
+  return f.regimes[static_cast<size_t>(index) % f.regimes.size()];
+}
+
+rc::Shrinkable<Input> case_shrinkable(const Family& f, DType d, uint64_t seed, int64_t index) {
+  const rc::Random random(case_seed(f, d, seed, index));
+  return gen::regime_gen(f, case_regime(f, index), d)(random, rc::kNominalSize);
+}
+
+CestacRequest cestac_request(const Target& t, DType d, uint64_t seed, int64_t index) {
+  CestacRequest r;
+  r.seed = seed;
+  r.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56) ^ static_cast<uint64_t>(index);
+  return r;
+}
+
+json::Value hex_values(const std::vector<double>& v) {
+  json::Array a;
+  a.reserve(v.size());
+  for (double x : v) a.emplace_back(reports::hex_float(x));
+  return a;
+}
+
+json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
+                         const std::string& regime, const Input& in, const Verdict& v,
+                         size_t original_n, int64_t shrink_steps, const RunOptions& opts) {
+  json::Value j;
+  j.set("target", f.name);
+  j.set("impl", t.id);
+  j.set("kind", target_kind_name(t.kind));
+  j.set("dtype", dtype_name(key.dtype));
+  j.set("seed", static_cast<unsigned long long>(key.seed));
+  j.set("case", static_cast<long long>(key.index));
+  j.set("engine", "property");
+  j.set("regime", regime);
+  j.set("detectors", v.detectors());
+  j.set("severity", severity_name(v.severity()));
+  j.set("max_ulp", v.max_ulp);
+  j.set("error_over_tolerance", v.max_ratio);
+  j.set("tolerance_ulps", v.tolerance_ulps);
+  j.set("cond", v.cond);
+  j.set("max_cond", v.max_cond);
+  j.set("worst_index", static_cast<unsigned long>(v.worst));
+  j.set("computed", reports::hex_float(v.computed));
+  j.set("exact", reports::hex_float(v.exact));
+  j.set("computed_dec", v.computed);
+  j.set("exact_dec", v.exact);
+  j.set("nonfinite", v.nonfinite);
+  j.set("undecidable", v.undecidable);
+  if (v.has_cestac) {
+    j.set("digits", v.cestac_digits);
+    j.set("expected_digits", v.expected_digits);
+    j.set("min_digits", v.min_digits);
+    j.set("self_validation", v.self_validation_failed ? "failed" : "ok");
+    json::Array inst;
+    for (const auto& s : v.log.sites) {
+      json::Value r;
+      r.set("kind", cestac::kind_name(s.kind));
+      r.set("site", cestac::symbolize(s.address));
+      r.set("count", static_cast<unsigned long long>(s.count));
+      inst.push_back(std::move(r));
+    }
+    j.set("instabilities", std::move(inst));
+  }
+  j.set("n", static_cast<unsigned long>(in.total_size()));
+  j.set("original_n", static_cast<unsigned long>(original_n));
+  j.set("shrink_steps", static_cast<long long>(shrink_steps));
+  json::Array args;
+  for (const auto& a : in.args) {
+    json::Value arg;
+    json::Array shape;
+    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
+    arg.set("shape", std::move(shape));
+    arg.set("values", hex_values(a.values));
+    args.push_back(std::move(arg));
+  }
+  j.set("input", std::move(args));
+  if (t.injection) {
+    j.set("plants", t.injection->plants);
+    j.set("fails_where", t.injection->fails_where);
+    j.set("suggested_fix", t.injection->fix);
+  }
+  j.set("replay", opts.replay_command ? opts.replay_command(key) : "");
+  return j;
+}
+
+// Greedy shrink: take the first simpler input that is still a finding, until none is or the
+// evaluation budget is spent.
+std::pair<rc::Shrinkable<Input>, int64_t> shrink(const Family& f, const Target& t,
+                                                  rc::Shrinkable<Input> cur, const CestacRequest& req,
+                                                  int64_t budget) {
+  int64_t steps = 0, evals = 0;
+  bool progress = true;
+  while (progress && evals < budget) {
+    progress = false;
+    auto seq = cur.shrinks();
+    while (auto child = seq.next()) {
+      if (++evals > budget) break;
+      const Input cand = child->value();
+      if (evaluate(f, t, cand, req).finding()) {
+        cur = std::move(*child);
+        ++steps;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return {std::move(cur), steps};
+}
+
+void make_dirs(const std::string& path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+        throw InputError("cannot create directory " + cur);
+    }
+    if (i < path.size()) cur += path[i];
+  }
+}
+
+}  // namespace
+
+Verdict evaluate(const Family& family, const Target& target, const Input& in,
+                 const CestacRequest& req) {
+  const std::vector<double> out = target.native(in);
+  const OracleResult oracle = family.oracle(in);
+  if (target.cestac) {
+    const CestacOutput c = target.cestac(in, req);
+    return judge(family, in, out, oracle, &c);
+  }
+  return judge(family, in, out, oracle, nullptr);
+}
+
+Input make_case(const Family& family, DType d, uint64_t seed, int64_t index) {
+  return case_shrinkable(family, d, seed, index).value();
+}
+
+RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
+  const Family* fam = registry.find_family(opts.family);
+  if (!fam) throw InputError("unknown target '" + opts.family + "' (stabfuzz --list shows the families)");
+  std::vector<const Target*> targets;
+  for (const auto& t : fam->targets)
+    if (opts.impl.empty() || t.id == opts.impl) targets.push_back(&t);
+  if (targets.empty())
+    throw InputError("unknown implementation '" + opts.impl + "' of " + fam->name +
+                     " (stabfuzz --list shows them)");
+  std::vector<std::pair<const Target*, DType>> work;
+  for (const Target* t : targets) {
+    for (DType d : t->dtypes)
+      if (opts.dtypes.empty() || std::find(opts.dtypes.begin(), opts.dtypes.end(), d) != opts.dtypes.end())
+        work.emplace_back(t, d);
+  }
+  if (work.empty()) throw InputError("no implementation of " + fam->name + " supports the requested dtype");
+  if (opts.runs <= 0 && opts.budget_s <= 0) throw InputError("give --runs N or --budget-s S");
+
+  progress << "stabfuzz " << fam->name << ": seed " << opts.seed;
+  if (opts.only_case >= 0)
+    progress << ", case " << opts.only_case;
+  else if (opts.runs > 0)
+    progress << ", " << opts.runs << " inputs per implementation and dtype";
+  if (opts.budget_s > 0) progress << ", budget " << opts.budget_s << " s";
+  progress << ", " << work.size() << " implementation x dtype pairs" << std::endl;
+
+  make_dirs(opts.out_dir);
+  RunResult res;
+  res.findings_path = opts.out_dir + "/findings.jsonl";
+  res.summary_path = opts.out_dir + "/summary.json";
+  reports::FindingsWriter writer(res.findings_path);
+
+  const auto start = Clock::now();
+  for (size_t w = 0; w < work.size(); ++w) {
+    const Target& t = *work[w].first;
+    const DType d = work[w].second;
+    ImplResult r;
+    r.impl = t.id;
+    r.kind = t.kind;
+    r.dtype = d;
+    r.has_cestac = static_cast<bool>(t.cestac);
+    r.min_digits = dtype_max_digits(d);
+    const auto t0 = Clock::now();
+    // Each implementation x dtype gets an equal share of what is left of the budget.
+    const double share = opts.budget_s > 0
+        ? (opts.budget_s - std::chrono::duration<double>(t0 - start).count()) / double(work.size() - w)
+        : 0;
+    const int64_t first = opts.only_case >= 0 ? opts.only_case : 0;
+    const int64_t last = opts.only_case >= 0 ? opts.only_case + 1
+                                             : (opts.runs > 0 ? opts.runs : INT64_MAX);
+    for (int64_t k = first; k < last; ++k) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (opts.budget_s > 0 && opts.only_case < 0 && elapsed >= share) break;
+      auto sh = case_shrinkable(*fam, d, opts.seed, k);
+      const Input in = sh.value();
+      const CestacRequest req = cestac_request(t, d, opts.seed, k);
+      const Verdict v = evaluate(*fam, t, in, req);
+      ++r.inputs;
+      if (v.undecidable) ++r.undecidable;
+      r.max_ulp = std::max(r.max_ulp, v.max_ulp);
+      r.max_ratio = std::max(r.max_ratio, v.max_ratio);
+      if (v.has_cestac) r.min_digits = std::min(r.min_digits, v.min_digits);
+      if (!v.finding()) continue;
+      ++r.failing_inputs;
+      r.oracle_detections += v.oracle_fired;
+      r.cestac_detections += v.cestac_fired;
+      if (r.findings >= opts.max_findings) continue;
+      auto [small, steps] = shrink(*fam, t, sh, req, opts.shrink_evals);
+      const Input sin = small.value();
+      const Verdict sv = evaluate(*fam, t, sin, req);
+      const CaseKey key{t.id, d, opts.seed, k};
+      writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv,
+                                 in.total_size(), steps, opts));
+      ++r.findings;
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    progress << "  " << t.id << " " << dtype_name(d) << ": " << r.inputs << " inputs, "
+             << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
+             << static_cast<int>(r.seconds * 10) / 10.0 << " s)" << std::endl;
+    if (r.findings > 0 && t.kind != TargetKind::injected) res.exit_code = 1;
+    res.results.push_back(r);
+  }
+
+  json::Value summary;
+  summary.set("target", fam->name);
+  summary.set("seed", static_cast<unsigned long long>(opts.seed));
+  if (opts.only_case >= 0) summary.set("case", static_cast<long long>(opts.only_case));
+  summary.set("seconds", std::chrono::duration<double>(Clock::now() - start).count());
+  json::Array results;
+  for (const auto& r : res.results) {
+    json::Value j;
+    j.set("impl", r.impl);
+    j.set("kind", target_kind_name(r.kind));
+    j.set("dtype", dtype_name(r.dtype));
+    j.set("inputs", static_cast<long long>(r.inputs));
+    j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
+    j.set("findings", static_cast<long long>(r.findings));
+    j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
+    j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
+    j.set("undecidable", static_cast<long long>(r.undecidable));
+    j.set("max_ulp", r.max_ulp);
+    j.set("max_error_over_tolerance", r.max_ratio);
+    j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
+    j.set("seconds", r.seconds);
+    results.push_back(std::move(j));
+  }
+  summary.set("results", std::move(results));
+  summary.set("exit_code", res.exit_code);
+  reports::write_json_atomically(res.summary_path, summary);
+  return res;
+}
+
+}  // namespace stabfuzz::campaign

@@ -1,0 +1,75 @@
+// The run loop of `stabfuzz --target FAMILY`: generate, run native and CESTAC, ask the oracle,
+// judge, shrink, write findings, summarize.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/campaign/verdict.h"
+#include "reports/json.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::campaign {
+
+// What identifies one generated input, enough to rebuild it and its CESTAC stream.
+struct CaseKey {
+  std::string impl;
+  DType dtype;
+  uint64_t seed;
+  int64_t index;
+};
+
+// Filled from the CLI's flag table (harness/cli/flags.inc), the only place defaults live.
+struct RunOptions {
+  std::string family;
+  std::string impl;            // empty: every implementation of the family
+  std::vector<DType> dtypes;   // empty: every dtype the implementation supports
+  int64_t runs = 0;            // inputs per implementation x dtype; <= 0: until the budget
+  double budget_s = 0;         // seconds for the whole run; <= 0: no time limit
+  uint64_t seed = 0;
+  int64_t only_case = -1;      // >= 0: run just this input index (replay)
+  int64_t max_findings = 0;    // findings recorded per implementation x dtype
+  int64_t shrink_evals = 0;    // verdict evaluations one shrink may spend
+  std::string out_dir;
+  // The command line that replays one case (built by the CLI from its flag table).
+  std::function<std::string(const CaseKey&)> replay_command;
+};
+
+struct ImplResult {
+  std::string impl;
+  TargetKind kind = TargetKind::reference;
+  DType dtype = DType::f64;
+  int64_t inputs = 0;
+  int64_t failing_inputs = 0;
+  int64_t findings = 0;  // recorded in findings.jsonl
+  int64_t undecidable = 0;
+  int64_t oracle_detections = 0;
+  int64_t cestac_detections = 0;
+  double max_ulp = 0;
+  double max_ratio = 0;
+  double min_digits = 0;
+  bool has_cestac = false;
+  double seconds = 0;
+};
+
+struct RunResult {
+  std::vector<ImplResult> results;
+  std::string findings_path;
+  std::string summary_path;
+  // 1 when an implementation that claims stability (reference or library) has a finding.
+  int exit_code = 0;
+};
+
+// Evaluates one input on one target: native run, oracle, CESTAC, verdict.
+Verdict evaluate(const Family& family, const Target& target, const Input& in,
+                 const CestacRequest& req);
+
+// Rebuilds input `index` of a run: the same for every implementation of the family.
+Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
+
+// Throws InputError for an unknown family or implementation, or an unsupported dtype.
+RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress);
+
+}  // namespace stabfuzz::campaign

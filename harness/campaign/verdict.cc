@@ -1,0 +1,107 @@
+// The verdict rule of DESIGN.md, applied output by output.
+#include "harness/campaign/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stabfuzz {
+
+std::string_view severity_name(Severity s) {
+  switch (s) {
+    case Severity::none: return "none";
+    case Severity::minor: return "minor";
+    case Severity::major: return "major";
+    case Severity::critical: return "critical";
+  }
+  return "?";
+}
+
+Severity Verdict::severity() const {
+  if (!finding()) return Severity::none;
+  if (nonfinite || max_ratio > 1e3 || (has_cestac && digits_deficit > 6)) return Severity::critical;
+  if (max_ratio > 10 || (has_cestac && digits_deficit > 2)) return Severity::major;
+  return Severity::minor;
+}
+
+std::string Verdict::detectors() const {
+  if (oracle_fired && cestac_fired) return "oracle+cestac";
+  if (oracle_fired) return "oracle";
+  if (cestac_fired) return "cestac";
+  return "";
+}
+
+Verdict judge(const Family& family, const Input& in, const std::vector<double>& computed,
+              const OracleResult& oracle, const CestacOutput* cestac) {
+  Verdict v;
+  const DType d = in.dtype;
+  v.n = in.total_size();
+  v.tolerance_ulps = family.tolerance_ulps(d, std::max<size_t>(v.n, 1));
+  v.undecidable = !oracle.decidable;
+  const size_t m = computed.size();
+
+  if (!v.undecidable) {
+    for (size_t i = 0; i < m && i < oracle.exact.size(); ++i) {
+      const double ex = oracle.exact[i], c = oracle.cond[i];
+      v.max_cond = std::max(v.max_cond, c);
+      double ratio;
+      if (std::isfinite(ex) && !std::isfinite(computed[i])) {
+        v.nonfinite = true;
+        ratio = INFINITY;
+        v.max_ulp = INFINITY;
+      } else {
+        const double ulps = ulp_distance(d, computed[i], ex);
+        v.max_ulp = std::max(v.max_ulp, ulps);
+        ratio = ulps / (v.tolerance_ulps * std::max(1.0, c));
+      }
+      if (i == 0 || ratio > v.max_ratio) {
+        v.max_ratio = ratio;
+        v.worst = i;
+        v.computed = computed[i];
+        v.exact = ex;
+        v.cond = c;
+      }
+    }
+    v.oracle_fired = v.nonfinite || v.max_ratio > 1.0;
+  }
+
+  if (cestac) {
+    v.has_cestac = true;
+    v.log = cestac->log;
+    v.self_validation_failed = cestac->log.self_validation_failed();
+    const double full = dtype_max_digits(d);
+    v.min_digits = full;
+    double worst_deficit = -INFINITY;
+    for (size_t i = 0; i < cestac->digits.size(); ++i) {
+      const double mean = cestac->mean[i];
+      double dig = cestac->digits[i];
+      if (!std::isfinite(mean)) dig = family.finite_outputs ? 0.0 : dig;
+      // Without a decided oracle, the conditioning is unknown: expect only the format's digits.
+      const bool have_exact = !v.undecidable && i < oracle.exact.size();
+      const double mag = have_exact ? oracle.exact[i] : mean;
+      const double c = have_exact ? std::max(1.0, oracle.cond[i]) : 1.0;
+      const double available = available_digits(d, mag);
+      const double expected = std::min(available, full - std::log10(v.tolerance_ulps * c));
+      // Outputs that are exactly zero carry no digits; they do not set the run's minimum.
+      if (available > 0 || !std::isfinite(mean)) v.min_digits = std::min(v.min_digits, dig);
+      // Samples that agree exactly carry no rounding noise; a finite value is then fully judged
+      // by the oracle. A non-finite value where outputs are always finite is wrong either way.
+      const bool judged = cestac->noisy[i] || (!std::isfinite(mean) && family.finite_outputs);
+      if (!judged) continue;
+      const double deficit = expected - family.cestac_margin_digits - dig;
+      if (deficit > worst_deficit) {
+        worst_deficit = deficit;
+        v.cestac_worst = i;
+        v.cestac_digits = dig;
+        v.expected_digits = expected;
+      }
+    }
+    v.digits_deficit = std::isfinite(worst_deficit) ? worst_deficit : 0.0;
+    const bool invalid =
+        v.self_validation_failed ||
+        cestac->log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)] > 0;
+    v.cestac_fired = v.digits_deficit > 0 || invalid;
+  }
+  return v;
+}
+
+}  // namespace stabfuzz

@@ -1,0 +1,68 @@
+// The instability log: per-thread counts by kind and by (kind, site), and CESTAC run scopes.
+#include <cmath>
+
+#include "stabfuzz/cestac.h"
+
+namespace stabfuzz::cestac {
+
+std::string_view kind_name(Kind k) {
+  switch (k) {
+    case Kind::cancellation: return "cancellation";
+    case Kind::unstable_multiplication: return "unstable_multiplication";
+    case Kind::unstable_division: return "unstable_division";
+    case Kind::unstable_power: return "unstable_power";
+    case Kind::unstable_function: return "unstable_function";
+    case Kind::unstable_intrinsic: return "unstable_intrinsic";
+    case Kind::unstable_branching: return "unstable_branching";
+    case Kind::nonfinite_divergence: return "nonfinite_divergence";
+    case Kind::kCount: break;
+  }
+  return "?";
+}
+
+uint64_t Log::total() const {
+  uint64_t t = 0;
+  for (auto c : counts) t += c;
+  return t;
+}
+
+Log& thread_log() {
+  static thread_local Log log;
+  return log;
+}
+
+void record_at(Kind kind, uintptr_t address) {
+  Log& log = thread_log();
+  ++log.counts[static_cast<int>(kind)];
+  // Few distinct sites per run: a linear scan beats a hash map here.
+  for (auto& s : log.sites) {
+    if (s.kind == kind && s.address == address) {
+      ++s.count;
+      return;
+    }
+  }
+  log.sites.push_back({kind, address, 1});
+}
+
+void record(Kind kind) {
+  record_at(kind, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+Run::Run(uint64_t seed, uint64_t stream, Config config)
+    : saved_hot_(hot), saved_log_(std::move(thread_log())) {
+  hot = HotState{};
+  hot.key = stream_key(seed, stream);
+  hot.detect = config.detect;
+  hot.cancel_digits = config.cancel_digits;
+  // A +/- can only lose k digits if the exponent drops by at least k*log2(10) - 1 bits.
+  hot.cancel_bits = static_cast<int>(std::floor(config.cancel_digits * 3.321928 - 1));
+  if (hot.cancel_bits < 1) hot.cancel_bits = 1;
+  thread_log() = Log{};
+}
+
+Run::~Run() {
+  hot = saved_hot_;
+  thread_log() = std::move(saved_log_);
+}
+
+}  // namespace stabfuzz::cestac

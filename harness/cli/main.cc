@@ -1,0 +1,141 @@
+// stabfuzz: command-line entry point. The only place that decides the process's exit code.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "harness/campaign/runner.h"
+#include "harness/cli/options.h"
+#include "stabfuzz/errors.h"
+#include "stabfuzz/family.h"
+#include "stabfuzz/version.h"
+
+namespace stabfuzz::cli {
+namespace {
+
+int list_targets(std::ostream& os) {
+  const Registry& reg = default_registry();
+  for (const auto& f : reg.families()) {
+    os << f.name << " — " << f.summary << "\n";
+    os << "  regimes: ";
+    for (size_t i = 0; i < f.regimes.size(); ++i) os << (i ? ", " : "") << f.regimes[i].name;
+    os << "\n";
+    for (const auto& t : f.targets) {
+      os << "  " << std::left << std::setw(36) << t.id << std::setw(10) << target_kind_name(t.kind);
+      std::string dts;
+      for (DType d : t.dtypes) dts += (dts.empty() ? "" : ",") + std::string(dtype_name(d));
+      os << std::setw(9) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
+         << "\n";
+    }
+  }
+  os << "build: " << build_configuration() << "\n";
+  return 0;
+}
+
+std::string default_out_dir(const std::string& family, uint64_t seed) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return "runs/" + family + "-" + buf + "-s" + std::to_string(seed) + "-p" + std::to_string(::getpid());
+}
+
+std::string fmt(double v, int prec) {
+  if (std::isinf(v)) return "inf";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+void print_table(const campaign::RunResult& res, std::ostream& os) {
+  os << std::left << std::setw(36) << "implementation" << std::setw(10) << "kind" << std::setw(6)
+     << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9) << "failing"
+     << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(11) << "min_digits"
+     << "  verdict\n";
+  for (const auto& r : res.results) {
+    std::string verdict;
+    if (r.kind == TargetKind::injected)
+      verdict = r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
+    else
+      verdict = r.failing_inputs ? "UNSTABLE" : "ok";
+    os << std::left << std::setw(36) << r.impl << std::setw(10) << target_kind_name(r.kind)
+       << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(7) << r.inputs
+       << std::setw(9) << r.failing_inputs << std::setw(10) << r.findings << std::setw(11)
+       << fmt(r.max_ulp, 0) << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  "
+       << verdict << "\n";
+    if (r.undecidable)
+      os << "    " << r.undecidable << " inputs undecidable by the oracle (no oracle verdict)\n";
+  }
+}
+
+int run(const Options& o) {
+  if (o.help) {
+    std::cout << help_text();
+    return 0;
+  }
+  if (o.version) {
+    std::cout << "stabfuzz " << kVersion << " (" << build_configuration() << ")\n";
+    return 0;
+  }
+  if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
+  if (o.list) return list_targets(std::cout);
+  if (o.target.empty()) throw InputError("no --target given (stabfuzz --list shows the families)");
+
+  campaign::RunOptions ro;
+  ro.family = o.target;
+  ro.impl = o.impl;
+  if (o.dtype != "all") {
+    auto d = parse_dtype(o.dtype);
+    if (!d) throw InputError("unknown --dtype '" + o.dtype + "' (f32, f64 or all)");
+    ro.dtypes = {*d};
+  }
+  if (o.runs_given && o.runs <= 0) throw InputError("--runs must be positive");
+  if (o.budget_s < 0) throw InputError("--budget-s must not be negative");
+  if (o.max_findings < 0) throw InputError("--max-findings must not be negative");
+  ro.runs = (o.budget_s > 0 && !o.runs_given) ? 0 : o.runs;
+  ro.budget_s = o.budget_s;
+  ro.seed = o.seed_given && o.seed != 0
+                ? o.seed
+                : static_cast<uint64_t>(
+                      std::chrono::system_clock::now().time_since_epoch().count() % 1000000007ULL) + 1;
+  ro.only_case = o.case_index;
+  ro.max_findings = o.max_findings;
+  ro.shrink_evals = o.shrink_evals;
+  ro.out_dir = o.out.empty() ? default_out_dir(o.target, ro.seed) : o.out;
+  const std::string family = o.target;
+  ro.replay_command = [family](const campaign::CaseKey& k) {
+    return command_line({{"target", family},
+                         {"impl", k.impl},
+                         {"dtype", std::string(dtype_name(k.dtype))},
+                         {"seed", std::to_string(k.seed)},
+                         {"case", std::to_string(k.index)}});
+  };
+
+  static std::ostringstream sink;
+  std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
+  const campaign::RunResult res = campaign::run_family(default_registry(), ro, progress);
+  print_table(res, std::cout);
+  std::cout << "findings: " << res.findings_path << "\nsummary:  " << res.summary_path << "\n";
+  return res.exit_code;
+}
+
+}  // namespace
+}  // namespace stabfuzz::cli
+
+int main(int argc, char** argv) {
+  try {
+    return stabfuzz::cli::run(stabfuzz::cli::parse(argc, argv));
+  } catch (const stabfuzz::InputError& e) {
+    std::cerr << "stabfuzz: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "stabfuzz: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

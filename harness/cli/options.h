@@ -1,0 +1,30 @@
+// Options: the parsed command line, generated from flags.inc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stabfuzz::cli {
+
+struct Options {
+#define STABFUZZ_FLAG(member, type, name, def, value_label, help) type member = def;
+#define STABFUZZ_SWITCH(member, name, help) bool member = false;
+#include "harness/cli/flags.inc"
+#undef STABFUZZ_FLAG
+#undef STABFUZZ_SWITCH
+  std::vector<std::string> command;  // positional words (subcommands)
+  bool runs_given = false;
+  bool seed_given = false;
+};
+
+// Parses argv; throws InputError with one line naming the problem.
+Options parse(int argc, const char* const* argv);
+
+// --help text, from the flag table.
+std::string help_text();
+
+// A command line that sets exactly the given flags (cli name, value), in table order.
+std::string command_line(const std::vector<std::pair<std::string, std::string>>& flags);
+
+}  // namespace stabfuzz::cli

@@ -1,0 +1,83 @@
+// DType names, format constants, rounding and ULP distance.
+#include "stabfuzz/dtype.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace stabfuzz {
+
+std::string_view dtype_name(DType d) {
+  switch (d) {
+    case DType::f64: return "f64";
+    case DType::f32: return "f32";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  for (DType d : kAllDTypes)
+    if (dtype_name(d) == s) return d;
+  return std::nullopt;
+}
+
+int dtype_precision(DType d) { return d == DType::f64 ? 53 : 24; }
+
+double dtype_unit_roundoff(DType d) { return std::ldexp(1.0, -dtype_precision(d)); }
+
+double dtype_max_digits(DType d) { return -std::log10(dtype_unit_roundoff(d)); }
+
+double dtype_min_normal(DType d) {
+  return d == DType::f64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+}
+
+double round_to(DType d, double v) {
+  return d == DType::f64 ? v : static_cast<double>(static_cast<float>(v));
+}
+
+bool representable(DType d, double v) {
+  return std::isnan(v) || round_to(d, v) == v;
+}
+
+namespace {
+// Maps a value onto a signed integer line where neighbours differ by one (sign-magnitude to
+// two's complement), so that the difference counts the representable values in between.
+int64_t ordinal(double v) {
+  const auto bits = std::bit_cast<int64_t>(v);
+  return bits < 0 ? std::numeric_limits<int64_t>::min() - bits : bits;
+}
+int64_t ordinal(float v) {
+  const auto bits = static_cast<int64_t>(std::bit_cast<int32_t>(v));
+  return bits < 0 ? int64_t{std::numeric_limits<int32_t>::min()} - bits : bits;
+}
+}  // namespace
+
+double ulp_distance(DType d, double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0.0 : INFINITY;
+  if (a == b) return 0.0;  // also +0 == -0
+  if (std::isinf(a) || std::isinf(b)) return INFINITY;
+  int64_t oa, ob;
+  if (d == DType::f64) {
+    oa = ordinal(a);
+    ob = ordinal(b);
+  } else {
+    oa = ordinal(static_cast<float>(a));
+    ob = ordinal(static_cast<float>(b));
+  }
+  // Ordinals span 2^64: subtract exactly in 128 bits, then convert.
+  const __int128 diff = static_cast<__int128>(oa) - static_cast<__int128>(ob);
+  return static_cast<double>(diff < 0 ? -diff : diff);
+}
+
+double available_digits(DType d, double v) {
+  const double full = dtype_max_digits(d);
+  const double a = std::fabs(v);
+  const double mn = dtype_min_normal(d);
+  if (a == 0) return 0.0;  // an exact zero carries no significant digits to compare
+  if (!std::isfinite(a) || a >= mn) return full;
+  // A subnormal of magnitude a has lost log2(mn / a) bits of precision.
+  const double lost_bits = std::log2(mn / a);
+  return std::max(0.0, full - lost_bits * std::log10(2.0));
+}
+
+}  // namespace stabfuzz

@@ -1,0 +1,118 @@
+// Regime-driven RapidCheck generators with float-aware shrinking.
+#include "harness/gen/input_gen.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+namespace stabfuzz::gen {
+namespace {
+
+class RcEntropy final : public Entropy {
+ public:
+  explicit RcEntropy(const rc::Random& r) : r_(r) {}
+  uint64_t next_u64() override { return r_.next(); }
+
+ private:
+  rc::Random r_;
+};
+
+double keep_mantissa_bits(double v, int bits) {
+  int e;
+  const double m = std::frexp(v, &e);  // |m| in [0.5, 1)
+  return std::ldexp(std::trunc(std::ldexp(m, bits)), e - bits);
+}
+
+}  // namespace
+
+std::vector<double> simpler_floats(double v, DType d) {
+  std::vector<double> out;
+  auto add = [&](double c) {
+    c = round_to(d, c);
+    if (c == v || std::isnan(c)) return;
+    for (double o : out)
+      if (o == c) return;
+    out.push_back(c);
+  };
+  if (v == 0) return out;
+  add(0.0);
+  if (std::isinf(v)) {
+    add(std::copysign(1e3, v));
+    return out;
+  }
+  if (std::fabs(v) < 0x1p52 && v != std::trunc(v)) add(std::trunc(v));
+  for (int bits = 1; bits < dtype_precision(d); bits *= 2) add(keep_mantissa_bits(v, bits));
+  int e;
+  const double m = std::frexp(v, &e);
+  if (e > 2 || e < -1) add(std::ldexp(m, e / 2));
+  if (v < 0) add(-v);
+  return out;
+}
+
+rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
+  rc::Seq<Input> all;
+  for (size_t k = 0; k < in.args.size(); ++k) {
+    const Tensor& t = in.args[k];
+    auto with_values = [in, k](std::vector<double> vals) {
+      Input c = in;
+      if (c.args[k].shape.size() == 1) c.args[k].shape[0] = static_cast<int64_t>(vals.size());
+      c.args[k].values = std::move(vals);
+      return c;
+    };
+    if (t.shape.size() == 1) {
+      all = rc::seq::concat(std::move(all),
+                            rc::seq::map(rc::shrink::removeChunks(t.values), with_values));
+    }
+    const DType d = in.dtype;
+    all = rc::seq::concat(
+        std::move(all),
+        rc::seq::map(rc::shrink::eachElement(t.values,
+                                             [d](double v) {
+                                               return rc::seq::fromContainer(simpler_floats(v, d));
+                                             }),
+                     with_values));
+  }
+  const auto validate = family.validate;
+  return rc::seq::filter(std::move(all), [validate](const Input& c) { return !validate(c); });
+}
+
+rc::Gen<Input> regime_gen(const Family& family, const Regime& regime, DType d) {
+  const Family* fam = &family;  // registry families live for the whole program
+  const auto sample = regime.sample;
+  return rc::Gen<Input>([fam, sample, d](const rc::Random& random, int) {
+    RcEntropy e(random);
+    Input in = sample(e, d);
+    return rc::shrinkable::shrinkRecur(std::move(in), [fam](const Input& x) {
+      return shrink_input(*fam, x);
+    });
+  });
+}
+
+rc::Gen<Input> input_gen(const Family& family, DType d, const std::string& regime) {
+  std::vector<rc::Gen<Input>> gens;
+  for (const auto& r : family.regimes)
+    if (regime.empty() || r.name == regime) gens.push_back(regime_gen(family, r, d));
+  if (gens.empty()) throw std::invalid_argument("unknown regime '" + regime + "'");
+  return rc::Gen<Input>([gens](const rc::Random& random, int size) {
+    rc::Random r = random;
+    const auto pick = static_cast<size_t>(r.split().next() % gens.size());
+    return gens[pick](r, size);
+  });
+}
+
+}  // namespace stabfuzz::gen
+
+namespace stabfuzz {
+void showValue(const Input& in, std::ostream& os) {
+  os << dtype_name(in.dtype) << " [";
+  char buf[64];
+  for (size_t k = 0; k < in.args.size(); ++k) {
+    if (k) os << "; ";
+    for (size_t i = 0; i < in.args[k].values.size(); ++i) {
+      std::snprintf(buf, sizeof buf, "%s%a", i ? ", " : "", in.args[k].values[i]);
+      os << buf;
+    }
+  }
+  os << "]";
+}
+}  // namespace stabfuzz

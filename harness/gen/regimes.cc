@@ -1,0 +1,30 @@
+// Row lengths, exp thresholds and row construction for value regimes.
+#include "harness/gen/regimes.h"
+
+#include <cmath>
+#include <limits>
+
+namespace stabfuzz::gen {
+
+size_t row_length(Entropy& e, size_t max_n) {
+  const double l = e.uniform(0.0, std::log(static_cast<double>(max_n) + 1.0));
+  const auto n = static_cast<size_t>(std::exp(l));
+  return n < 1 ? 1 : (n > max_n ? max_n : n);
+}
+
+double exp_overflow_threshold(DType d) {
+  return std::log(d == DType::f64 ? std::numeric_limits<double>::max()
+                                  : static_cast<double>(std::numeric_limits<float>::max()));
+}
+
+double exp_underflow_threshold(DType d) { return std::log(dtype_min_normal(d)); }
+
+Input row_input(DType d, std::vector<double> values) {
+  for (auto& v : values) v = round_to(d, v);
+  Input in;
+  in.dtype = d;
+  in.args.push_back(Tensor{{static_cast<int64_t>(values.size())}, std::move(values)});
+  return in;
+}
+
+}  // namespace stabfuzz::gen

@@ -1,0 +1,27 @@
+// Building blocks of value regimes: row lengths, format thresholds, rounding to the dtype.
+//
+// A regime is declared by name in its family (STYLE.md point 4); these helpers keep each
+// declaration to a few lines and make every generated value exactly representable in its dtype.
+#pragma once
+
+#include <vector>
+
+#include "stabfuzz/entropy.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::gen {
+
+inline constexpr size_t kMaxRowLength = 4096;
+
+// Log-uniform length in [1, max_n]: short rows are as common as long ones per octave.
+size_t row_length(Entropy& e, size_t max_n = kMaxRowLength);
+
+// x where e^x overflows (88.72 f32, 709.78 f64) and where e^x drops below the smallest normal
+// (-87.34 f32, -708.40 f64).
+double exp_overflow_threshold(DType d);
+double exp_underflow_threshold(DType d);
+
+// A one-row input whose values are rounded to the dtype.
+Input row_input(DType d, std::vector<double> values);
+
+}  // namespace stabfuzz::gen

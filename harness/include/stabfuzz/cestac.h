@@ -1,0 +1,119 @@
+// CESTAC runtime state: the per-thread random-rounding stream, configuration and instability log.
+//
+// Every Stoch operation draws one random bit per sample from a counter-based generator keyed by
+// (seed, stream), so a run replays bit for bit from its seed and threads never share state. The
+// inline fast path of each operation only calls into this file's noinline slow path when an
+// instability occurs; the slow path records the return address, which is symbolized to file:line
+// at report time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stabfuzz::cestac {
+
+// CADNA's taxonomy plus what deep-learning operators need.
+enum class Kind : uint8_t {
+  cancellation,            // at least `cancel_digits` exact digits lost in one + or -
+  unstable_multiplication, // both factors are computational zeros
+  unstable_division,       // the divisor is a computational zero
+  unstable_power,          // pow with a computational-zero base or exponent
+  unstable_function,       // log/sqrt/... of a computational zero
+  unstable_intrinsic,      // abs/floor/cast of a value whose samples disagree in sign or integer part
+  unstable_branching,      // a comparison decided by rounding noise
+  nonfinite_divergence,    // samples disagree on NaN/Inf
+  kCount
+};
+inline constexpr int kKindCount = static_cast<int>(Kind::kCount);
+std::string_view kind_name(Kind k);
+
+struct Config {
+  int cancel_digits = 4;  // k: a +/- that loses at least this many digits is a cancellation
+  bool detect = true;     // instability detection on (off only to measure its cost)
+};
+
+// Counter-based generator: bits = mix(key, counter++). SplitMix64's finalizer is a bijection with
+// full avalanche, enough to drive rounding choices (not cryptography).
+inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline uint64_t stream_key(uint64_t seed, uint64_t stream) {
+  return mix64(seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL) ^ mix64(~stream);
+}
+
+struct SiteCount {
+  Kind kind;
+  uintptr_t address;  // return address inside the operator code
+  uint64_t count;
+};
+
+struct Log {
+  std::array<uint64_t, kKindCount> counts{};
+  std::vector<SiteCount> sites;  // one entry per (kind, address)
+  uint64_t total() const;
+  bool self_validation_failed() const {
+    return counts[static_cast<int>(Kind::unstable_multiplication)] +
+               counts[static_cast<int>(Kind::unstable_division)] +
+               counts[static_cast<int>(Kind::unstable_power)] >
+           0;
+  }
+};
+
+// The per-thread state the inline fast path touches. Constant-initialized, so a thread_local
+// access is a plain TLS load with no initialization guard.
+struct HotState {
+  uint64_t key = 0x5eed;
+  uint64_t counter = 0;
+  uint64_t word = 0;
+  int bits_left = 0;
+  int cancel_bits = 14;    // exponent drop (bits) that sends a +/- to the cancellation check
+  int cancel_digits = 4;   // Config::cancel_digits
+  bool detect = true;
+};
+inline thread_local HotState hot{};
+
+// The calling thread's instability log (slow path only).
+Log& thread_log();
+
+// Draws `n` (<= 32) random bits from the calling thread's stream.
+__attribute__((always_inline)) inline uint32_t random_bits(HotState& ts, int n) {
+  if (ts.bits_left < n) {
+    ts.word = mix64(ts.key + 0x9e3779b97f4a7c15ULL * ++ts.counter);
+    ts.bits_left = 64;
+  }
+  const auto b = static_cast<uint32_t>(ts.word & ((uint64_t{1} << n) - 1));
+  ts.word >>= n;
+  ts.bits_left -= n;
+  return b;
+}
+
+// Slow path: records one instability of `kind` at the caller's caller. Never inlined, so that
+// __builtin_return_address(0) is an address inside the inlined operation, i.e. the operator code.
+[[gnu::noinline]] void record(Kind kind);
+[[gnu::noinline]] void record_at(Kind kind, uintptr_t address);
+
+// RAII scope of one CESTAC run on this thread: keys the stream, resets the log, restores the
+// previous state on exit (runs nest and threads are independent).
+class Run {
+ public:
+  Run(uint64_t seed, uint64_t stream, Config config = {});
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+  const Log& log() const { return thread_log(); }
+
+ private:
+  HotState saved_hot_;
+  Log saved_log_;
+};
+
+// file:line of an address recorded by `record`, resolved through the binary's line tables, with
+// the frames of the CESTAC headers themselves skipped ("?" when unknown).
+std::string symbolize(uintptr_t address);
+
+}  // namespace stabfuzz::cestac

@@ -1,0 +1,42 @@
+// DType: the floating-point formats an operator is tested in, and exact rounding to them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stabfuzz {
+
+enum class DType : uint8_t { f64, f32 };
+
+inline constexpr DType kAllDTypes[] = {DType::f64, DType::f32};
+
+std::string_view dtype_name(DType d);
+std::optional<DType> parse_dtype(std::string_view s);
+
+// Significand bits including the hidden bit (53 for f64, 24 for f32).
+int dtype_precision(DType d);
+// Unit roundoff u = 2^-p.
+double dtype_unit_roundoff(DType d);
+// Decimal digits a correctly rounded value carries: -log10(u) (15.95 for f64, 7.22 for f32).
+double dtype_max_digits(DType d);
+// Smallest positive normal value.
+double dtype_min_normal(DType d);
+
+// Round a double to the nearest value of the format (exact for f64). Every value a Tensor holds is
+// exactly representable in its dtype, so the oracle always sees the exact input the target saw.
+double round_to(DType d, double v);
+bool representable(DType d, double v);
+
+// Number of representable values of the format strictly between a and b plus one: 0 when equal,
+// 1 for neighbours. Works across zero and for subnormals. Returns +inf when either is NaN or only
+// one is infinite.
+double ulp_distance(DType d, double a, double b);
+
+// Decimal digits that a value of magnitude |v| can carry in this format: the full precision for
+// normal values, fewer for subnormals, none for zero.
+double available_digits(DType d, double v);
+
+}  // namespace stabfuzz

@@ -1,0 +1,117 @@
+// Family and Target: an operator's contract and its implementations, the registry's rows.
+//
+// A Family declares what an operator computes (its oracle and condition number), which inputs are
+// extreme for it (value regimes), and how much error a well-implemented kernel may show
+// (tolerances). A Target is one implementation of a family, run natively and, when its source is a
+// template over the scalar type, under CESTAC.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stabfuzz/cestac.h"
+#include "stabfuzz/dtype.h"
+#include "stabfuzz/entropy.h"
+
+namespace stabfuzz {
+
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<double> values;  // each exactly a value of the input's dtype
+};
+
+struct Input {
+  DType dtype = DType::f64;
+  std::vector<Tensor> args;
+  size_t total_size() const;
+};
+
+// The oracle's answer: the exact result correctly rounded to the output dtype, and per output the
+// relative condition number of the problem at this input.
+struct OracleResult {
+  bool decidable = true;    // false: mpfr_can_round failed up to the precision cap
+  std::vector<double> exact;
+  std::vector<double> cond;
+  long precision_bits = 0;  // working precision that decided the rounding
+};
+
+struct CestacRequest {
+  uint64_t seed = 0;
+  uint64_t stream = 0;
+  cestac::Config config;
+};
+
+// What a CESTAC run of a source-level target returns.
+struct CestacOutput {
+  std::vector<double> mean;      // per output, mean of the samples
+  std::vector<double> digits;    // per output, exact significant digits
+  std::vector<uint8_t> noisy;    // per output, 1 when the samples disagree
+  cestac::Log log;
+};
+
+enum class TargetKind { reference, injected, library };
+std::string_view target_kind_name(TargetKind k);
+
+// What an injected target plants, quoted by the report.
+struct Injection {
+  std::string plants;              // the unstable formulation
+  std::string fails_where;         // the input region where it breaks
+  std::string fix;                 // the stable rewrite
+  std::string expected_detection;  // "oracle", "cestac" or "both"
+};
+
+struct Target {
+  std::string id;  // family/backend/variant
+  TargetKind kind = TargetKind::reference;
+  std::string description;
+  std::vector<DType> dtypes;
+  std::function<std::vector<double>(const Input&)> native;
+  // Empty for black-box targets (no scalar type to swap).
+  std::function<CestacOutput(const Input&, const CestacRequest&)> cestac;
+  std::optional<Injection> injection;
+};
+
+struct Regime {
+  std::string name;
+  std::string description;
+  std::function<Input(Entropy&, DType)> sample;
+};
+
+struct Family {
+  std::string name;
+  std::string summary;
+  std::vector<Regime> regimes;
+  // nullopt when the input is valid for this operator, else what is wrong with it.
+  std::function<std::optional<std::string>(const Input&)> validate;
+  std::function<OracleResult(const Input&)> oracle;
+  // Allowed error in ULPs at condition number 1 for n input values; the verdict scales it by
+  // max(1, cond). Justified next to each family's definition.
+  std::function<double(DType, size_t n)> tolerance_ulps;
+  // CESTAC may report this many digits fewer than the conditioning predicts before it fires.
+  double cestac_margin_digits = 1.0;
+  // Outputs are finite whenever the inputs are valid (a non-finite output is always wrong).
+  bool finite_outputs = true;
+  std::vector<Target> targets;
+};
+
+class Registry {
+ public:
+  // Validates the family and its targets: a target without dtypes or entry points, a family
+  // without an oracle, regimes or tolerances, or a duplicate id throws std::logic_error.
+  void add(Family family);
+  const std::vector<Family>& families() const { return families_; }
+  const Family* find_family(std::string_view name) const;
+  // (family, target) for a target id, or nullptr.
+  std::pair<const Family*, const Target*> find_target(std::string_view id) const;
+
+ private:
+  std::vector<Family> families_;
+};
+
+// Every family stabfuzz knows, joined in one explicit list (targets/all_families.cc).
+const Registry& default_registry();
+
+}  // namespace stabfuzz

@@ -1,0 +1,402 @@
+// Stoch<T, N>: the CESTAC stochastic scalar. N samples of T, each randomly rounded at every
+// operation; their spread gives the number of exact significant digits.
+//
+// Random rounding without global FPU state: each operation is computed in round-to-nearest, its
+// exact rounding error is recovered with an error-free transformation (TwoSum for +/-, FMA for
+// x and /, FMA for sqrt, a wider format for elementary functions), and each sample then moves to
+// its other neighbour with probability 1/2 when that neighbour lies on the side of the exact
+// result. This is exactly CADNA's "round up or down at random" (the exact result is always
+// bracketed by the two candidates) but touches no rounding mode that libm, BLAS or MPFR could
+// trip over, and is safe with many threads. Build with -ffp-contract=off and never -ffast-math.
+//
+// Operator code needs no change beyond being a template over its scalar type: operations are
+// hidden friends found by ADL, so `using std::exp; exp(x)` works for float, double and Stoch.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "stabfuzz/cestac.h"
+
+#define SF_ALWAYS_INLINE __attribute__((always_inline)) inline
+// The slow paths record __builtin_return_address(0): the address inside the operator code where
+// the inlined operation ran.
+#define SF_SLOW_PATH __attribute__((noinline, cold))
+
+namespace stabfuzz::cestac {
+
+// Student's t quantile t_{N-1, 0.975}: the confidence interval CESTAC's digit count rests on
+// (beta = 0.95). tau = 4.303 for N = 3.
+constexpr double student_tau(int n) {
+  constexpr double kTable[] = {0,     0,     12.706, 4.303, 3.182, 2.776, 2.571,
+                               2.447, 2.365, 2.306,  2.262, 2.228, 2.201};
+  return n < 13 ? kTable[n] : 2.2;
+}
+
+namespace detail {
+
+template <class T>
+using Bits = std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
+template <class T>
+using Wider = std::conditional_t<std::is_same_v<T, double>, long double, double>;
+
+template <class T>
+constexpr int kMantBits = std::numeric_limits<T>::digits - 1;
+
+// Biased exponent field of |x| (0 for zero and subnormals).
+template <class T>
+SF_ALWAYS_INLINE int exponent_field(T x) {
+  return static_cast<int>((std::bit_cast<Bits<T>>(x) >> kMantBits<T>)&(
+      std::is_same_v<T, double> ? 0x7ff : 0xff));
+}
+
+// The neighbour of finite r on the side given by the sign of e (e != 0).
+template <class T>
+SF_ALWAYS_INLINE T step_toward(T r, T e) {
+  if (r == 0) return std::copysign(std::numeric_limits<T>::denorm_min(), e);
+  auto b = std::bit_cast<Bits<T>>(r);
+  b += ((r > 0) == (e > 0)) ? Bits<T>{1} : static_cast<Bits<T>>(-1);
+  return std::bit_cast<T>(b);
+}
+
+// r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf;
+// the result is r when it is already the chosen directed rounding.
+template <class T>
+SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
+  const bool move = up ? (e > 0) : (e < 0);
+  return (move && std::isfinite(r)) ? step_toward(r, e) : r;
+}
+
+template <class T>
+SF_ALWAYS_INLINE T two_sum_err(T a, T b, T s) {
+  const T bb = s - a;
+  return (a - (s - bb)) + (b - bb);
+}
+
+template <class T, int N>
+SF_ALWAYS_INLINE bool all_finite(const T (&s)[N]) {
+  T acc = 0;
+  for (int i = 0; i < N; ++i) acc += s[i] - s[i];  // NaN as soon as one sample is not finite
+  return acc == 0;
+}
+
+template <class T, int N>
+SF_ALWAYS_INLINE bool all_equal(const T (&s)[N]) {
+  bool eq = true;
+  for (int i = 1; i < N; ++i) eq &= (s[i] == s[0]);
+  return eq;
+}
+
+// computational_zero for samples whose squares leave the double range: scale by a power of two.
+template <class T, int N>
+bool computational_zero_scaled(const T (&s)[N]) {
+  long double m = 0;
+  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
+  if (m == 0) return true;
+  if (!std::isfinite(m)) return false;
+  const long double scale = std::ldexp(1.0L, -std::ilogb(m));
+  long double mean = 0;
+  for (int i = 0; i < N; ++i) mean += s[i] * scale;
+  mean /= N;
+  long double ss = 0;
+  for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
+  return N * (N - 1) * mean * mean <= student_tau(N) * student_tau(N) * ss;
+}
+
+// Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(N)|mean| <= tau * sigma.
+template <class T, int N>
+SF_ALWAYS_INLINE bool computational_zero(const T (&s)[N]) {
+  using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  W mean = 0;
+  for (int i = 0; i < N; ++i) mean += static_cast<W>(s[i]);
+  mean /= N;
+  W ss = 0;
+  for (int i = 0; i < N; ++i) {
+    const W d = static_cast<W>(s[i]) - mean;
+    ss += d * d;
+  }
+  constexpr W kTau2 = static_cast<W>(student_tau(N) * student_tau(N));
+  // N mean^2 <= tau^2 ss / (N - 1); a tie of exact zeros (mean == 0, ss == 0) is a zero too.
+  const W lhs = N * (N - 1) * mean * mean;
+  const W rhs = kTau2 * ss;
+  // Squares of |values| beyond ~1e+-150 over- or underflow in double: rescale (rare path).
+  if (!(lhs <= W(1e300) && rhs <= W(1e300)) || (lhs < W(1e-280) && rhs < W(1e-280)))
+    return computational_zero_scaled(s);
+  return lhs <= rhs;
+}
+
+// Number of exact significant decimal digits: C = log10(sqrt(N)|mean| / (tau sigma)), capped at
+// the format's precision; 0 for a computational zero; the full precision when all samples agree.
+template <class T, int N>
+double digits(const T (&s)[N]) {
+  const double full = -std::log10(std::ldexp(1.0, -std::numeric_limits<T>::digits));
+  bool any_nonfinite = false;
+  for (int i = 0; i < N; ++i) any_nonfinite |= !std::isfinite(s[i]);
+  if (any_nonfinite) return all_equal(s) && !std::isnan(s[0]) ? full : 0.0;
+  if (all_equal(s)) return s[0] == 0 ? 0.0 : full;
+  if (computational_zero(s)) return 0.0;
+  long double m = 0;
+  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
+  const long double scale = std::ldexp(1.0L, -std::ilogb(m));  // squares stay in range
+  long double mean = 0;
+  for (int i = 0; i < N; ++i) mean += s[i] * scale;
+  mean /= N;
+  long double ss = 0;
+  for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
+  const long double sigma = std::sqrt(ss / (N - 1));
+  const double c = static_cast<double>(
+      std::log10(std::sqrt(static_cast<long double>(N)) * std::fabs(mean) / (student_tau(N) * sigma)));
+  return c < 0 ? 0.0 : (c > full ? full : c);
+}
+
+// ---- slow paths: reached only when an instability is possible ---------------------------------
+
+template <class T, int N>
+SF_SLOW_PATH void check_sum(const T (&a)[N], const T (&b)[N], const T (&r)[N]) {
+  const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  if (!all_finite(r)) {
+    // Samples disagree on NaN/Inf: some finite, or different non-finite values.
+    bool div = false;
+    for (int i = 1; i < N; ++i) {
+      const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
+      div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
+    }
+    if (div) record_at(Kind::nonfinite_divergence, site);
+    return;
+  }
+  if (all_equal(r)) return;  // no noise in the result: nothing was lost
+  const double full = -std::log10(std::ldexp(1.0, -std::numeric_limits<T>::digits));
+  const double da = all_equal(a) ? full : digits(a);
+  const double db = all_equal(b) ? full : digits(b);
+  const double dr = digits(r);
+  if ((da < db ? da : db) - dr >= hot.cancel_digits) record_at(Kind::cancellation, site);
+}
+
+template <class T, int N>
+SF_SLOW_PATH void check_nonfinite(const T (&r)[N]) {
+  const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  bool div = false;
+  for (int i = 1; i < N; ++i) {
+    const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
+    div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
+  }
+  if (div) record_at(Kind::nonfinite_divergence, site);
+}
+
+SF_SLOW_PATH inline void record_here(Kind k) {
+  record_at(k, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+}  // namespace detail
+
+template <class T, int N = 3>
+class Stoch {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "Stoch<float|double, N>");
+  static_assert(N >= 2 && N <= 16, "2 <= N <= 16 samples");
+
+ public:
+  using value_type = T;
+  static constexpr int kSamples = N;
+
+  T s[N];
+
+  SF_ALWAYS_INLINE Stoch() : s{} {}
+  // An exact value: every sample equal (constants and inputs carry no rounding noise).
+  SF_ALWAYS_INLINE Stoch(T v) {  // NOLINT(google-explicit-constructor): numeric literal use
+    for (int i = 0; i < N; ++i) s[i] = v;
+  }
+  template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0>
+  SF_ALWAYS_INLINE Stoch(U v) : Stoch(static_cast<T>(v)) {}  // NOLINT
+
+  T sample(int i) const { return s[i]; }
+  double mean() const {
+    long double m = 0;
+    for (int i = 0; i < N; ++i) m += s[i];
+    return static_cast<double>(m / N);
+  }
+  double digits() const { return detail::digits(s); }
+  bool computational_zero() const {
+    return detail::all_equal(s) ? s[0] == 0 : detail::computational_zero(s);
+  }
+
+  // ---- arithmetic ------------------------------------------------------------------------------
+  friend SF_ALWAYS_INLINE Stoch operator+(const Stoch& a, const Stoch& b) {
+    auto& ts = hot_state();
+    const uint32_t bits = random_bits(ts, N);
+    Stoch r;
+    for (int i = 0; i < N; ++i) {
+      const T x = a.s[i] + b.s[i];
+      r.s[i] = detail::random_round(x, detail::two_sum_err(a.s[i], b.s[i], x), (bits >> i) & 1u);
+    }
+    if (ts.detect) check_add_fast(a, b, r, ts.cancel_bits);
+    return r;
+  }
+  friend SF_ALWAYS_INLINE Stoch operator-(const Stoch& a) {
+    Stoch r;
+    for (int i = 0; i < N; ++i) r.s[i] = -a.s[i];
+    return r;
+  }
+  friend SF_ALWAYS_INLINE Stoch operator-(const Stoch& a, const Stoch& b) { return a + (-b); }
+
+  friend SF_ALWAYS_INLINE Stoch operator*(const Stoch& a, const Stoch& b) {
+    auto& ts = hot_state();
+    const uint32_t bits = random_bits(ts, N);
+    Stoch r;
+    for (int i = 0; i < N; ++i) {
+      const T p = a.s[i] * b.s[i];
+      r.s[i] = detail::random_round(p, std::fma(a.s[i], b.s[i], -p), (bits >> i) & 1u);
+    }
+    if (ts.detect) {
+      if (a.zero_fast() && b.zero_fast()) detail::record_here(Kind::unstable_multiplication);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);
+    }
+    return r;
+  }
+
+  friend SF_ALWAYS_INLINE Stoch operator/(const Stoch& a, const Stoch& b) {
+    auto& ts = hot_state();
+    const uint32_t bits = random_bits(ts, N);
+    Stoch r;
+    for (int i = 0; i < N; ++i) {
+      const T q = a.s[i] / b.s[i];
+      const T rem = std::fma(-q, b.s[i], a.s[i]);  // a - q b, exact
+      r.s[i] = detail::random_round(q, b.s[i] > 0 ? rem : -rem, (bits >> i) & 1u);
+    }
+    if (ts.detect) {
+      if (b.zero_fast()) detail::record_here(Kind::unstable_division);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);
+    }
+    return r;
+  }
+
+  SF_ALWAYS_INLINE Stoch& operator+=(const Stoch& b) { return *this = *this + b; }
+  SF_ALWAYS_INLINE Stoch& operator-=(const Stoch& b) { return *this = *this - b; }
+  SF_ALWAYS_INLINE Stoch& operator*=(const Stoch& b) { return *this = *this * b; }
+  SF_ALWAYS_INLINE Stoch& operator/=(const Stoch& b) { return *this = *this / b; }
+
+  // ---- elementary functions ---------------------------------------------------------------------
+  friend SF_ALWAYS_INLINE Stoch sqrt(const Stoch& a) {
+    auto& ts = hot_state();
+    const uint32_t bits = random_bits(ts, N);
+    Stoch r;
+    for (int i = 0; i < N; ++i) {
+      const T q = std::sqrt(a.s[i]);
+      r.s[i] = detail::random_round(q, std::fma(-q, q, a.s[i]), (bits >> i) & 1u);
+    }
+    if (ts.detect) {
+      if (!detail::all_equal(a.s) && detail::computational_zero(a.s))
+        detail::record_here(Kind::unstable_function);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);
+    }
+    return r;
+  }
+
+#define SF_STOCH_ELEMENTARY(fn, zero_is_unstable)                                          \
+  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                      \
+    auto& ts = hot_state();                                                               \
+    const uint32_t bits = random_bits(ts, N);                                             \
+    Stoch r;                                                                              \
+    for (int i = 0; i < N; ++i) {                                                         \
+      using W = detail::Wider<T>;                                                         \
+      const W w = std::fn(static_cast<W>(a.s[i]));                                        \
+      const T x = static_cast<T>(w);                                                      \
+      r.s[i] = detail::random_round(x, static_cast<T>(w - static_cast<W>(x)), (bits >> i) & 1u); \
+    }                                                                                     \
+    if (ts.detect) {                                                                      \
+      if ((zero_is_unstable) && !detail::all_equal(a.s) && detail::computational_zero(a.s)) \
+        detail::record_here(Kind::unstable_function);                                     \
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);                         \
+    }                                                                                     \
+    return r;                                                                             \
+  }
+  // The wider format (double for float, x87 long double for double) decides the side of the exact
+  // result; libm's long double functions are accurate to ~1 ulp of 64 bits, far below the 53-bit
+  // rounding decision except in rare near-ties.
+  SF_STOCH_ELEMENTARY(exp, false)
+  SF_STOCH_ELEMENTARY(expm1, false)
+  SF_STOCH_ELEMENTARY(log, true)
+  SF_STOCH_ELEMENTARY(log1p, false)
+  SF_STOCH_ELEMENTARY(tanh, false)
+#undef SF_STOCH_ELEMENTARY
+
+  // ---- exact intrinsics and comparisons ---------------------------------------------------------
+  friend SF_ALWAYS_INLINE Stoch fabs(const Stoch& a) {
+    Stoch r;
+    for (int i = 0; i < N; ++i) r.s[i] = std::fabs(a.s[i]);
+    return r;
+  }
+  friend SF_ALWAYS_INLINE Stoch abs(const Stoch& a) { return fabs(a); }
+
+  // CADNA semantics: a comparison whose difference is a computational zero is decided as
+  // "equal" and, unless the samples tie exactly, reported as unstable branching.
+  friend SF_ALWAYS_INLINE bool operator<(const Stoch& a, const Stoch& b) {
+    return compare(a, b) < 0;
+  }
+  friend SF_ALWAYS_INLINE bool operator>(const Stoch& a, const Stoch& b) {
+    return compare(a, b) > 0;
+  }
+  friend SF_ALWAYS_INLINE bool operator<=(const Stoch& a, const Stoch& b) {
+    return compare(a, b) <= 0;
+  }
+  friend SF_ALWAYS_INLINE bool operator>=(const Stoch& a, const Stoch& b) {
+    return compare(a, b) >= 0;
+  }
+  friend SF_ALWAYS_INLINE bool operator==(const Stoch& a, const Stoch& b) {
+    return compare(a, b) == 0;
+  }
+  friend SF_ALWAYS_INLINE bool operator!=(const Stoch& a, const Stoch& b) {
+    return compare(a, b) != 0;
+  }
+  friend SF_ALWAYS_INLINE Stoch max(const Stoch& a, const Stoch& b) { return compare(a, b) < 0 ? b : a; }
+  friend SF_ALWAYS_INLINE Stoch min(const Stoch& a, const Stoch& b) { return compare(b, a) < 0 ? b : a; }
+  friend SF_ALWAYS_INLINE Stoch fmax(const Stoch& a, const Stoch& b) { return max(a, b); }
+  friend SF_ALWAYS_INLINE Stoch fmin(const Stoch& a, const Stoch& b) { return min(a, b); }
+  friend SF_ALWAYS_INLINE bool isfinite(const Stoch& a) { return std::isfinite(a.s[0]); }
+  friend SF_ALWAYS_INLINE bool isinf(const Stoch& a) { return std::isinf(a.s[0]); }
+  friend SF_ALWAYS_INLINE bool isnan(const Stoch& a) { return std::isnan(a.s[0]); }
+
+ private:
+  static SF_ALWAYS_INLINE HotState& hot_state() { return hot; }
+
+  SF_ALWAYS_INLINE bool zero_fast() const {
+    return detail::all_equal(s) ? s[0] == 0 : detail::computational_zero(s);
+  }
+
+  static SF_ALWAYS_INLINE void check_add_fast(const Stoch& a, const Stoch& b, const Stoch& r,
+                                              int cancel_bits) {
+    using detail::exponent_field;
+    const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
+    const int er = exponent_field(r.s[0]);
+    if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite(r.s))
+      detail::check_sum(a.s, b.s, r.s);
+  }
+
+  // -1, 0, +1 from the samples' mean difference; 0 when the difference is noise.
+  static SF_ALWAYS_INLINE int compare(const Stoch& a, const Stoch& b) {
+    T d[N];
+    bool tie = true, nan = false;
+    for (int i = 0; i < N; ++i) {
+      tie &= (a.s[i] == b.s[i]);  // also equal infinities
+      d[i] = a.s[i] - b.s[i];
+      nan |= std::isnan(d[i]);
+    }
+    if (tie) return 0;
+    if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
+    if (detail::computational_zero(d)) {
+      if (hot.detect) detail::record_here(Kind::unstable_branching);
+      return 0;
+    }
+    T sum = 0;
+    for (int i = 0; i < N; ++i) sum += d[i];
+    return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
+  }
+};
+
+}  // namespace stabfuzz::cestac
+
+namespace stabfuzz {
+using cestac::Stoch;
+}  // namespace stabfuzz

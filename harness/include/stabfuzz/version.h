@@ -1,0 +1,13 @@
+// Version and build configuration of this stabfuzz binary.
+#pragma once
+
+#include <string>
+
+namespace stabfuzz {
+
+inline constexpr const char* kVersion = "0.1.0";
+
+// e.g. "clang 14.0.6, libfuzzer on, cuda compiled (nvcc 13.0), mpfr 4.2.0"
+std::string build_configuration();
+
+}  // namespace stabfuzz

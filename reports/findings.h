@@ -1,0 +1,35 @@
+// Run outputs: findings.jsonl (appended and flushed one finding at a time) and summary.json.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "reports/json.h"
+
+namespace stabfuzz::reports {
+
+// Appends one JSON object per line and flushes it to the file system before returning, so a
+// killed run loses nothing it has reported.
+class FindingsWriter {
+ public:
+  explicit FindingsWriter(const std::string& path);
+  ~FindingsWriter();
+  FindingsWriter(const FindingsWriter&) = delete;
+  FindingsWriter& operator=(const FindingsWriter&) = delete;
+  void append(const json::Value& finding);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::FILE* f_ = nullptr;
+};
+
+// Writes pretty JSON through a temporary file and rename(): readers never see half a file.
+void write_json_atomically(const std::string& path, const json::Value& v);
+
+// Exact text for a double: C99 hex float ("0x1.8p+1"), plus "inf", "-inf", "nan".
+std::string hex_float(double v);
+// Inverse of hex_float (also accepts decimal); throws json::ParseError.
+double parse_float(const std::string& s);
+
+}  // namespace stabfuzz::reports

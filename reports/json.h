@@ -1,0 +1,69 @@
+// A small JSON value with an order-preserving writer and a strict parser (reports, corpora, tests).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace stabfuzz::json {
+
+class Value;
+using Array = std::vector<Value>;
+using Object = std::vector<std::pair<std::string, Value>>;  // keeps insertion order
+
+class Value {
+ public:
+  Value() : v_(nullptr) {}
+  Value(std::nullptr_t) : v_(nullptr) {}             // NOLINT
+  Value(bool b) : v_(b) {}                           // NOLINT
+  Value(double d) : v_(d) {}                         // NOLINT
+  Value(int i) : v_(static_cast<double>(i)) {}       // NOLINT
+  Value(long i) : v_(static_cast<double>(i)) {}      // NOLINT
+  Value(long long i) : v_(static_cast<double>(i)) {} // NOLINT
+  Value(unsigned long i) : v_(static_cast<double>(i)) {}       // NOLINT
+  Value(unsigned long long i) : v_(static_cast<double>(i)) {}  // NOLINT
+  Value(const char* s) : v_(std::string(s)) {}       // NOLINT
+  Value(std::string s) : v_(std::move(s)) {}         // NOLINT
+  Value(std::string_view s) : v_(std::string(s)) {}  // NOLINT
+  Value(Array a) : v_(std::move(a)) {}               // NOLINT
+  Value(Object o) : v_(std::move(o)) {}              // NOLINT
+
+  bool is_null() const { return std::holds_alternative<std::nullptr_t>(v_); }
+  bool is_bool() const { return std::holds_alternative<bool>(v_); }
+  bool is_number() const { return std::holds_alternative<double>(v_); }
+  bool is_string() const { return std::holds_alternative<std::string>(v_); }
+  bool is_array() const { return std::holds_alternative<Array>(v_); }
+  bool is_object() const { return std::holds_alternative<Object>(v_); }
+
+  bool as_bool() const;
+  double as_number() const;  // also accepts "inf", "-inf", "nan" strings (non-finite numbers)
+  const std::string& as_string() const;
+  const Array& as_array() const;
+  const Object& as_object() const;
+  Array& array();
+  Object& object();
+
+  // Object member access; `at` throws when missing, `get` returns nullptr.
+  const Value& at(std::string_view key) const;
+  const Value* get(std::string_view key) const;
+  Value& set(std::string key, Value v);  // appends or replaces
+
+ private:
+  std::variant<std::nullptr_t, bool, double, std::string, Array, Object> v_;
+};
+
+struct ParseError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Compact single-line output (`indent` < 0) or pretty output. Non-finite numbers are written as
+// the strings "inf", "-inf", "nan" (JSON has no literal for them).
+std::string dump(const Value& v, int indent = -1);
+Value parse(std::string_view text);
+
+}  // namespace stabfuzz::json

@@ -1,0 +1,93 @@
+// The run loop: exit code 1 for an unstable reference, shrinking, budgets, input errors.
+#include "harness/campaign/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "injectors/softmax.h"
+#include "stabfuzz/errors.h"
+#include "stabfuzz/row_op.h"
+#include "targets/families.h"
+#include "tests/support/run_binary.h"
+
+namespace stabfuzz {
+namespace {
+
+campaign::RunOptions options(const std::string& family) {
+  campaign::RunOptions o;
+  o.family = family;
+  o.runs = 40;
+  o.seed = 2;
+  o.max_findings = 2;
+  o.shrink_evals = 200;
+  o.out_dir = testing::temp_dir("runner");
+  return o;
+}
+
+// The softmax family with its planted bug relabelled as a reference implementation.
+Registry mislabelled_registry() {
+  Family f = targets::softmax_family();
+  f.targets.erase(f.targets.begin());  // drop the stable one
+  f.targets[0].id = "softmax/cpu/naive";
+  f.targets[0].kind = TargetKind::reference;
+  f.targets[0].injection.reset();
+  Registry r;
+  r.add(std::move(f));
+  return r;
+}
+
+TEST(Runner, AnUnstableReferenceFailsTheRun) {
+  std::ostringstream progress;
+  const auto res = campaign::run_family(mislabelled_registry(), options("softmax"), progress);
+  EXPECT_EQ(res.exit_code, 1);
+  ASSERT_EQ(res.results.size(), 2u);
+  for (const auto& r : res.results) EXPECT_GE(r.findings, 1);
+  EXPECT_FALSE(testing::slurp(res.findings_path).empty());
+}
+
+TEST(Runner, ShrinksOverflowToASingleLogit) {
+  std::ostringstream progress;
+  campaign::RunOptions o = options("softmax");
+  o.impl = "softmax/injected/no_max_subtract";
+  o.dtypes = {DType::f32};
+  o.shrink_evals = 2000;
+  const auto res = campaign::run_family(default_registry(), o, progress);
+  const std::string text = testing::slurp(res.findings_path);
+  const json::Value first = json::parse(text.substr(0, text.find('\n')));
+  EXPECT_LE(first.at("n").as_number(), 2);  // one overflowing logit (or an underflowing pair)
+  EXPECT_GE(first.at("original_n").as_number(), first.at("n").as_number());
+  EXPECT_EQ(res.exit_code, 0);  // planted findings are expected
+}
+
+TEST(Runner, InputsAreTheSameForEveryImplementation) {
+  const Family* f = default_registry().find_family("softmax");
+  ASSERT_NE(f, nullptr);
+  const Input a = campaign::make_case(*f, DType::f64, 9, 4);
+  const Input b = campaign::make_case(*f, DType::f64, 9, 4);
+  const Input c = campaign::make_case(*f, DType::f64, 9, 5);
+  EXPECT_EQ(a.args[0].values, b.args[0].values);
+  EXPECT_NE(a.args[0].values, c.args[0].values);
+}
+
+TEST(Runner, UnknownFamilyImplAndDtypeAreInputErrors) {
+  std::ostringstream progress;
+  EXPECT_THROW(campaign::run_family(default_registry(), options("nope"), progress), InputError);
+  campaign::RunOptions o = options("softmax");
+  o.impl = "softmax/cpu/nope";
+  EXPECT_THROW(campaign::run_family(default_registry(), o, progress), InputError);
+}
+
+TEST(Runner, BudgetBoundsTheRun) {
+  std::ostringstream progress;
+  campaign::RunOptions o = options("softmax");
+  o.runs = 0;
+  o.budget_s = 0.5;
+  o.impl = "softmax/cpu/stable";
+  const auto res = campaign::run_family(default_registry(), o, progress);
+  ASSERT_EQ(res.results.size(), 2u);
+  for (const auto& r : res.results) EXPECT_GT(r.inputs, 0);
+}
+
+}  // namespace
+}  // namespace stabfuzz

@@ -1,0 +1,113 @@
+// The verdict rule: error against tolerance x conditioning, non-finite outputs, CESTAC digits.
+#include "harness/campaign/verdict.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "harness/gen/regimes.h"
+
+namespace stabfuzz {
+namespace {
+
+// A family stub with a fixed tolerance, enough to exercise judge() in isolation.
+Family test_family(double tol_ulps) {
+  Family f;
+  f.name = "unit";
+  f.tolerance_ulps = [tol_ulps](DType, size_t) { return tol_ulps; };
+  f.cestac_margin_digits = 1.0;
+  f.finite_outputs = true;
+  return f;
+}
+
+OracleResult exact(std::vector<double> values, std::vector<double> cond) {
+  OracleResult o;
+  o.exact = std::move(values);
+  o.cond = std::move(cond);
+  return o;
+}
+
+TEST(Verdict, ErrorWithinToleranceIsNoFinding) {
+  const Family f = test_family(4);
+  const Input in = gen::row_input(DType::f64, {1.0});
+  const Verdict v = judge(f, in, {std::nextafter(1.0, 2.0)}, exact({1.0}, {1.0}), nullptr);
+  EXPECT_EQ(v.max_ulp, 1.0);
+  EXPECT_FALSE(v.finding());
+}
+
+TEST(Verdict, ConditioningExplainsLargeErrors) {
+  const Family f = test_family(4);
+  const Input in = gen::row_input(DType::f64, {1.0});
+  double off = 1.0;
+  for (int i = 0; i < 100; ++i) off = std::nextafter(off, 2.0);
+  // 100 ulps: a finding at cond 1, explained at cond 1000 (tolerance 4000 ulps).
+  EXPECT_TRUE(judge(f, in, {off}, exact({1.0}, {1.0}), nullptr).oracle_fired);
+  const Verdict v = judge(f, in, {off}, exact({1.0}, {1000.0}), nullptr);
+  EXPECT_FALSE(v.oracle_fired);
+  EXPECT_NEAR(v.max_ratio, 100.0 / 4000.0, 1e-12);
+}
+
+TEST(Verdict, NonFiniteOutputOfAFiniteResultIsCritical) {
+  const Family f = test_family(4);
+  const Input in = gen::row_input(DType::f32, {1.0, 2.0});
+  const Verdict v = judge(f, in, {0.5, NAN}, exact({0.5, 0.5}, {1, 1}), nullptr);
+  EXPECT_TRUE(v.oracle_fired);
+  EXPECT_TRUE(v.nonfinite);
+  EXPECT_EQ(v.worst, 1u);
+  EXPECT_EQ(v.severity(), Severity::critical);
+}
+
+TEST(Verdict, UndecidableOracleGivesNoOracleVerdict) {
+  const Family f = test_family(4);
+  const Input in = gen::row_input(DType::f64, {1.0});
+  OracleResult o;
+  o.decidable = false;
+  const Verdict v = judge(f, in, {123.0}, o, nullptr);
+  EXPECT_TRUE(v.undecidable);
+  EXPECT_FALSE(v.oracle_fired);
+}
+
+CestacOutput cestac_output(double mean, double digits, bool noisy) {
+  CestacOutput c;
+  c.mean = {mean};
+  c.digits = {digits};
+  c.noisy = {static_cast<uint8_t>(noisy)};
+  return c;
+}
+
+TEST(Verdict, CestacFiresOnlyBelowTheConditionedExpectation) {
+  const Family f = test_family(10);  // expected f64 digits at cond 1: 15.95 - 1 = 14.95
+  const Input in = gen::row_input(DType::f64, {1.0});
+  const OracleResult o = exact({1.0}, {1.0});
+  const CestacOutput good = cestac_output(1.0, 14.5, true);
+  EXPECT_FALSE(judge(f, in, {1.0}, o, &good).cestac_fired);
+  const CestacOutput bad = cestac_output(1.0, 9.0, true);
+  const Verdict v = judge(f, in, {1.0}, o, &bad);
+  EXPECT_TRUE(v.cestac_fired);
+  EXPECT_FALSE(v.oracle_fired);
+  EXPECT_NEAR(v.expected_digits, 14.95, 0.01);
+  // The same 9 digits are what cond 1e5 predicts: no finding.
+  const OracleResult ill = exact({1.0}, {1e5});
+  EXPECT_FALSE(judge(f, in, {1.0}, ill, &bad).cestac_fired);
+}
+
+TEST(Verdict, SamplesThatAgreeAreJudgedByTheOracleAlone) {
+  const Family f = test_family(10);
+  const Input in = gen::row_input(DType::f64, {1.0});
+  const CestacOutput quiet = cestac_output(0.0, 0.0, false);  // all samples exactly 0
+  EXPECT_FALSE(judge(f, in, {0.0}, exact({0.0}, {1.0}), &quiet).cestac_fired);
+}
+
+TEST(Verdict, SelfValidationFailureInvalidatesTheRun) {
+  const Family f = test_family(10);
+  const Input in = gen::row_input(DType::f64, {1.0});
+  CestacOutput c = cestac_output(1.0, 15.0, true);
+  c.log.counts[static_cast<int>(cestac::Kind::unstable_division)] = 1;
+  const Verdict v = judge(f, in, {1.0}, exact({1.0}, {1.0}), &c);
+  EXPECT_TRUE(v.self_validation_failed);
+  EXPECT_TRUE(v.cestac_fired);
+  EXPECT_EQ(v.detectors(), "cestac");
+}
+
+}  // namespace
+}  // namespace stabfuzz

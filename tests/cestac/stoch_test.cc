@@ -1,0 +1,298 @@
+// Stoch<T, N>: random rounding, digits, each instability kind with its clean twin, sites, replay.
+#include "stabfuzz/stoch.h"
+
+#include <mpfr.h>
+
+#include <cfenv>
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+namespace stabfuzz {
+namespace {
+
+using cestac::Kind;
+using D = Stoch<double>;
+using F = Stoch<float>;
+
+uint64_t count(const cestac::Log& log, Kind k) { return log.counts[static_cast<int>(k)]; }
+
+template <class T>
+Stoch<T> samples(T a, T b, T c) {
+  Stoch<T> x;
+  x.s[0] = a;
+  x.s[1] = b;
+  x.s[2] = c;
+  return x;
+}
+
+// Directed roundings of one operation, by MPFR at 53 bits (exact, no FPU mode involved).
+struct Directed {
+  double down, up;
+};
+Directed directed(char op, double a, double b) {
+  double r[2];
+  const mpfr_rnd_t modes[2] = {MPFR_RNDD, MPFR_RNDU};
+  mpfr_t x, y, z;
+  mpfr_inits2(53, x, y, z, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_d(x, a, MPFR_RNDN);
+  mpfr_set_d(y, b, MPFR_RNDN);
+  for (int m = 0; m < 2; ++m) {
+    switch (op) {
+      case '+': mpfr_add(z, x, y, modes[m]); break;
+      case '*': mpfr_mul(z, x, y, modes[m]); break;
+      case '/': mpfr_div(z, x, y, modes[m]); break;
+      default: mpfr_sqrt(z, x, modes[m]); break;
+    }
+    r[m] = mpfr_get_d(z, MPFR_RNDN);
+  }
+  mpfr_clears(x, y, z, static_cast<mpfr_ptr>(nullptr));
+  return {r[0], r[1]};
+}
+
+TEST(Stoch, ExactOperationsKeepAllDigits) {
+  cestac::Run run(1, 1);
+  D x = (D(1.5) + D(2.25)) * D(4.0) / D(2.0) - D(0.5);
+  EXPECT_EQ(x.s[0], 7.0);
+  EXPECT_EQ(x.s[1], 7.0);
+  EXPECT_EQ(x.s[2], 7.0);
+  EXPECT_NEAR(x.digits(), 15.95, 0.01);
+  EXPECT_EQ(run.log().total(), 0u);
+}
+
+TEST(Stoch, CatastrophicCancellationInFloatLeavesNoDigits) {
+  // (1e8 + 1) - 1e8 in f32: the spacing at 1e8 is 8, so the 1 is pure rounding noise. With
+  // probability 1/8 all three samples round up together and the noise is invisible (CESTAC's
+  // known blind spot); over 200 streams at least 3/4 must report zero digits.
+  int zero = 0;
+  for (uint64_t stream = 0; stream < 200; ++stream) {
+    cestac::Run run(7, stream);
+    F x = (F(1e8f) + F(1.0f)) - F(1e8f);
+    zero += x.digits() == 0.0;
+  }
+  EXPECT_GE(zero, 150);
+  EXPECT_LE(zero, 199);  // and sometimes the samples agree: the rounding really is random
+}
+
+RC_GTEST_PROP(Stoch, EverySampleIsTheDownwardOrUpwardRounding, (double a, double b)) {
+  RC_PRE(std::isfinite(a) && std::isfinite(b) && b != 0);
+  RC_PRE(std::fabs(a) < 1e300 && std::fabs(b) < 1e300 && std::fabs(a) > 1e-300 && std::fabs(b) > 1e-300);
+  const double sq = std::fabs(a);
+  for (char op : {'+', '*', '/', 's'}) {
+    const Directed dir = directed(op, op == 's' ? sq : a, b);
+    for (uint64_t stream = 0; stream < 4; ++stream) {
+      cestac::Run run(3, stream);
+      D r = op == '+' ? D(a) + D(b) : op == '*' ? D(a) * D(b) : op == '/' ? D(a) / D(b) : sqrt(D(sq));
+      for (int i = 0; i < 3; ++i) {
+        RC_LOG() << op << " " << std::hexfloat << a << " " << b << " " << r.s[i] << " not in [" << dir.down << ", " << dir.up << "]\n";
+        RC_ASSERT(r.s[i] == dir.down || r.s[i] == dir.up);
+      }
+    }
+  }
+}
+
+TEST(Stoch, BothNeighboursAreDrawn) {
+  bool saw_down = false, saw_up = false;
+  const Directed dir = directed('+', 1.0, 1e-17);
+  for (uint64_t stream = 0; stream < 20; ++stream) {
+    cestac::Run run(1, stream);
+    D r = D(1.0) + D(1e-17);
+    for (double s : r.s) {
+      saw_down |= s == dir.down;
+      saw_up |= s == dir.up;
+    }
+  }
+  EXPECT_TRUE(saw_down);
+  EXPECT_TRUE(saw_up);
+}
+
+TEST(Stoch, ElementaryFunctionsAreRandomlyRoundedToo) {
+  // exp(0.1f): the exact value lies strictly between two floats; both must show up.
+  const double e = std::exp(0.1);
+  const float f = static_cast<float>(e);
+  const float lo = f > e ? std::nextafter(f, -INFINITY) : f;
+  const float hi = std::nextafter(lo, INFINITY);
+  ASSERT_LT(lo, e);
+  ASSERT_GT(hi, e);
+  bool saw_lo = false, saw_hi = false;
+  for (uint64_t stream = 0; stream < 20; ++stream) {
+    cestac::Run run(1, stream);
+    F r = exp(F(0.1f));
+    for (float s : r.s) {
+      ASSERT_TRUE(s == lo || s == hi) << s;
+      saw_lo |= s == lo;
+      saw_hi |= s == hi;
+    }
+  }
+  EXPECT_TRUE(saw_lo && saw_hi);
+}
+
+TEST(Stoch, CancellationIsReportedAtItsLine) {
+  cestac::Run run(1, 2);
+  D noisy = D(1.0);
+  for (int i = 0; i < 50; ++i) noisy = noisy + D(1e-3) * D(0.1);  // accumulates rounding noise
+  const D almost = D(1.0) + D(0.005);
+  const int line = __LINE__ + 1;
+  D diff = noisy - almost;
+  EXPECT_LT(diff.digits(), 8.0);
+  EXPECT_GE(count(run.log(), Kind::cancellation), 1u);
+  bool named = false;
+  for (const auto& s : run.log().sites)
+    if (s.kind == Kind::cancellation)
+      named |= cestac::symbolize(s.address) == "tests/cestac/stoch_test.cc:" + std::to_string(line);
+  EXPECT_TRUE(named) << "site: " << (run.log().sites.empty() ? "none" : cestac::symbolize(run.log().sites[0].address));
+}
+
+TEST(Stoch, ExactSubtractionIsNoCancellation) {
+  cestac::Run run(1, 2);
+  D x = D(1.0 + 0x1p-40) - D(1.0);  // Sterbenz: exact, all samples equal
+  EXPECT_EQ(x.s[0], 0x1p-40);
+  EXPECT_EQ(count(run.log(), Kind::cancellation), 0u);
+}
+
+TEST(Stoch, UnstableMultiplicationNeedsTwoComputationalZeros) {
+  const D z = samples(1e-17, -2e-17, 0.5e-17);
+  ASSERT_TRUE(z.computational_zero());
+  {
+    cestac::Run run(1, 1);
+    D p = z * z;
+    (void)p;
+    EXPECT_EQ(count(run.log(), Kind::unstable_multiplication), 1u);
+    EXPECT_TRUE(run.log().self_validation_failed());
+  }
+  {
+    cestac::Run run(1, 1);
+    D p = z * D(3.0);
+    (void)p;
+    EXPECT_EQ(count(run.log(), Kind::unstable_multiplication), 0u);
+    EXPECT_FALSE(run.log().self_validation_failed());
+  }
+}
+
+TEST(Stoch, UnstableDivisionByAComputationalZero) {
+  const D z = samples(1e-17, -2e-17, 0.5e-17);
+  {
+    cestac::Run run(1, 1);
+    D q = D(1.0) / z;
+    (void)q;
+    EXPECT_EQ(count(run.log(), Kind::unstable_division), 1u);
+  }
+  {
+    cestac::Run run(1, 1);
+    D q = D(1.0) / D(3.0);
+    (void)q;
+    EXPECT_EQ(count(run.log(), Kind::unstable_division), 0u);
+  }
+}
+
+TEST(Stoch, BranchingOnNoise) {
+  const D z = samples(1e-17, -2e-17, 0.5e-17);
+  {
+    cestac::Run run(1, 1);
+    const bool b = z > D(0.0);
+    EXPECT_FALSE(b);  // CADNA semantics: a noisy difference compares as equal
+    EXPECT_EQ(count(run.log(), Kind::unstable_branching), 1u);
+  }
+  {
+    cestac::Run run(1, 1);
+    EXPECT_TRUE(D(1.0) > D(0.0));
+    EXPECT_TRUE(D(2.0) == D(2.0));  // an exact tie is deterministic, not noise
+    EXPECT_EQ(count(run.log(), Kind::unstable_branching), 0u);
+  }
+}
+
+TEST(Stoch, UnstableFunctionOfAComputationalZero) {
+  const D z = samples(1e-17, 3e-17, 0.5e-17);  // positive samples, but noise-dominated
+  ASSERT_TRUE(z.computational_zero());
+  {
+    cestac::Run run(1, 1);
+    D l = log(z);
+    (void)l;
+    EXPECT_EQ(count(run.log(), Kind::unstable_function), 1u);
+  }
+  {
+    cestac::Run run(1, 1);
+    D l = log(D(2.0));
+    (void)l;
+    EXPECT_EQ(count(run.log(), Kind::unstable_function), 0u);
+  }
+}
+
+TEST(Stoch, SamplesDisagreeingOnOverflow) {
+  {
+    cestac::Run run(1, 1);
+    D r = samples(8e307, 9.5e307, 8.5e307) * D(2.0);  // 1.6e308 finite, 1.9e308 overflows
+    (void)r;
+    EXPECT_EQ(count(run.log(), Kind::nonfinite_divergence), 1u);
+  }
+  {
+    cestac::Run run(1, 1);
+    D r = samples(1e308, 1e308, 1e308) * D(2.0);  // every sample overflows: agreement
+    EXPECT_TRUE(std::isinf(r.s[0]));
+    EXPECT_EQ(count(run.log(), Kind::nonfinite_divergence), 0u);
+  }
+}
+
+TEST(Stoch, DigitsUnderflowFreeForTinyAndHugeValues) {
+  // Squares of 1e-250 underflow: the digit count must not mistake such values for zeros.
+  const D tiny = samples(1e-250, 1e-250 * (1 + 1e-12), 1e-250);
+  EXPECT_FALSE(tiny.computational_zero());
+  EXPECT_NEAR(tiny.digits(), 11.4, 0.6);
+  const D huge = samples(1e250, 1e250 * (1 + 1e-12), 1e250);
+  EXPECT_FALSE(huge.computational_zero());
+  EXPECT_NEAR(huge.digits(), 11.4, 0.6);
+}
+
+double noisy_sum(uint64_t seed, uint64_t stream) {
+  cestac::Run run(seed, stream);
+  F s = 0.0f;
+  for (int i = 0; i < 1000; ++i) s += F(0.1f) * F(static_cast<float>(i % 7));
+  return s.mean();
+}
+
+TEST(Stoch, ReplaysBitForBitFromItsSeed) {
+  EXPECT_EQ(noisy_sum(5, 9), noisy_sum(5, 9));
+  EXPECT_NE(noisy_sum(5, 9), noisy_sum(5, 10));
+}
+
+TEST(Stoch, ThreadsRunIndependentStreams) {
+  std::vector<double> sequential(4), parallel(4);
+  for (int t = 0; t < 4; ++t) sequential[t] = noisy_sum(11, static_cast<uint64_t>(t));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] { parallel[t] = noisy_sum(11, static_cast<uint64_t>(t)); });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(sequential, parallel);
+}
+
+TEST(Stoch, LeavesTheFpuRoundingModeAlone) {
+  ASSERT_EQ(std::fegetround(), FE_TONEAREST);
+  cestac::Run run(1, 1);
+  D x = exp(D(0.3)) / D(7.0) + sqrt(D(2.0));
+  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
+  EXPECT_GT(x.digits(), 14.0);
+}
+
+TEST(Stoch, DigitsTrackTheTrueError) {
+  // A float sum of 1000 terms: CESTAC's digit count is a 95% estimate of the true digits.
+  int agree = 0;
+  const int kStreams = 100;
+  double exact = 0;
+  for (int i = 0; i < 1000; ++i) exact += static_cast<double>(0.1f) * (i % 7);
+  for (uint64_t stream = 0; stream < kStreams; ++stream) {
+    cestac::Run run(13, stream);
+    F s = 0.0f;
+    for (int i = 0; i < 1000; ++i) s += F(0.1f) * F(static_cast<float>(i % 7));
+    const double truth = -std::log10(std::fabs(s.mean() - exact) / std::fabs(exact));
+    agree += std::fabs(std::min(truth, 7.22) - s.digits()) <= 1.0;
+  }
+  EXPECT_GE(agree, 85);
+}
+
+}  // namespace
+}  // namespace stabfuzz

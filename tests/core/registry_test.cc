@@ -1,0 +1,209 @@
+// Registry: a malformed family or target is rejected at registration; lookups find what was added.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "stabfuzz/family.h"
+
+namespace stabfuzz {
+namespace {
+
+Target toy_target(const std::string& id) {
+  Target t;
+  t.id = id;
+  t.kind = TargetKind::reference;
+  t.dtypes = {DType::f64};
+  t.native = [](const Input& in) { return in.args.at(0).values; };
+  return t;
+}
+
+// The smallest family the registry accepts; each test below breaks exactly one thing in it.
+Family toy_family(const std::string& name = "toy") {
+  Family f;
+  f.name = name;
+  f.regimes.push_back(Regime{"any", "anything", [](Entropy&, DType d) {
+                               Input in;
+                               in.dtype = d;
+                               in.args.push_back(Tensor{{1}, {0.0}});
+                               return in;
+                             }});
+  f.validate = [](const Input&) -> std::optional<std::string> { return std::nullopt; };
+  f.oracle = [](const Input&) { return OracleResult{}; };
+  f.tolerance_ulps = [](DType, size_t) { return 1.0; };
+  f.targets.push_back(toy_target(name + "/cpu/ref"));
+  return f;
+}
+
+// Registers `f` into a fresh registry and returns the logic_error's message ("" when accepted).
+std::string rejection(Family f) {
+  Registry r;
+  try {
+    r.add(std::move(f));
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool mentions(const std::string& msg, const std::string& what) {
+  return msg.find(what) != std::string::npos;
+}
+
+TEST(RegistryAdd, AcceptsAWellFormedFamily) {
+  Registry r;
+  EXPECT_NO_THROW(r.add(toy_family()));
+  ASSERT_EQ(r.families().size(), 1u);
+  EXPECT_EQ(r.families()[0].name, "toy");
+}
+
+TEST(RegistryAdd, RejectsFamilyWithoutOracle) {
+  Family f = toy_family();
+  f.oracle = nullptr;
+  EXPECT_THROW(Registry().add(std::move(f)), std::logic_error);
+  Family g = toy_family();
+  g.oracle = nullptr;
+  EXPECT_TRUE(mentions(rejection(std::move(g)), "oracle"));
+}
+
+TEST(RegistryAdd, RejectsFamilyWithoutRegimes) {
+  Family f = toy_family();
+  f.regimes.clear();
+  EXPECT_TRUE(mentions(rejection(std::move(f)), "regimes"));
+}
+
+TEST(RegistryAdd, RejectsRegimeWithoutSampler) {
+  Family f = toy_family();
+  f.regimes[0].sample = nullptr;
+  EXPECT_TRUE(mentions(rejection(std::move(f)), "sampler"));
+}
+
+TEST(RegistryAdd, RejectsFamilyWithoutValidationOrTolerances) {
+  Family f = toy_family();
+  f.validate = nullptr;
+  EXPECT_TRUE(mentions(rejection(std::move(f)), "validation"));
+  Family g = toy_family();
+  g.tolerance_ulps = nullptr;
+  EXPECT_TRUE(mentions(rejection(std::move(g)), "tolerances"));
+}
+
+TEST(RegistryAdd, RejectsTargetWithoutDtypes) {
+  Family f = toy_family();
+  f.targets[0].dtypes.clear();
+  const std::string msg = rejection(std::move(f));
+  EXPECT_TRUE(mentions(msg, "no dtypes")) << msg;
+  EXPECT_TRUE(mentions(msg, "toy/cpu/ref")) << msg;
+}
+
+TEST(RegistryAdd, RejectsTargetWithoutNativeEntryPoint) {
+  Family f = toy_family();
+  f.targets[0].native = nullptr;
+  const std::string msg = rejection(std::move(f));
+  EXPECT_TRUE(mentions(msg, "native entry point")) << msg;
+}
+
+TEST(RegistryAdd, RejectsDuplicateTargetIdsWithinAFamily) {
+  Family f = toy_family();
+  f.targets.push_back(toy_target("toy/cpu/ref"));
+  const std::string msg = rejection(std::move(f));
+  EXPECT_TRUE(mentions(msg, "registered twice")) << msg;
+}
+
+TEST(RegistryAdd, RejectsTargetIdAlreadyOwnedByAnotherFamily) {
+  // Family "a/b" may name targets "a/b/...", which family "a" can also own.
+  Registry r;
+  Family a = toy_family("a");
+  a.targets.push_back(toy_target("a/b/x"));
+  r.add(std::move(a));
+  Family ab = toy_family("a/b");
+  ab.targets[0].id = "a/b/x";
+  EXPECT_THROW(r.add(std::move(ab)), std::logic_error);
+  EXPECT_EQ(r.families().size(), 1u);
+}
+
+TEST(RegistryAdd, RejectsTheSameFamilyTwice) {
+  Registry r;
+  r.add(toy_family());
+  EXPECT_THROW(r.add(toy_family()), std::logic_error);
+  EXPECT_EQ(r.families().size(), 1u);
+}
+
+TEST(RegistryAdd, RejectsInjectedTargetWithoutInjection) {
+  Family f = toy_family();
+  Target inj = toy_target("toy/injected/bad");
+  inj.kind = TargetKind::injected;
+  f.targets.push_back(inj);
+  const std::string msg = rejection(std::move(f));
+  EXPECT_TRUE(mentions(msg, "toy/injected/bad")) << msg;
+  EXPECT_TRUE(mentions(msg, "plants")) << msg;
+
+  // The same target with its Injection filled in is accepted.
+  Family ok = toy_family();
+  inj.injection = Injection{"naive exp", "large logits", "subtract the max", "oracle"};
+  ok.targets.push_back(inj);
+  EXPECT_EQ(rejection(std::move(ok)), "");
+}
+
+TEST(RegistryAdd, RejectsTargetIdNotPrefixedByFamily) {
+  for (const char* id : {"other/cpu/ref", "toyx/cpu/ref", "toy", "cpu/toy/ref", ""}) {
+    Family f = toy_family();
+    f.targets[0].id = id;
+    const std::string msg = rejection(std::move(f));
+    EXPECT_TRUE(mentions(msg, "is not named family/")) << id << ": " << msg;
+  }
+}
+
+TEST(RegistryAdd, RejectsFamilyWithoutNameOrTargets) {
+  EXPECT_TRUE(mentions(rejection(toy_family("")), "no name"));
+  Family f = toy_family();
+  f.targets.clear();
+  EXPECT_TRUE(mentions(rejection(std::move(f)), "no targets"));
+}
+
+TEST(RegistryLookup, FindsFamiliesAndTargets) {
+  Registry r;
+  r.add(toy_family("a"));
+  r.add(toy_family("b"));
+  ASSERT_NE(r.find_family("b"), nullptr);
+  EXPECT_EQ(r.find_family("b")->name, "b");
+  EXPECT_EQ(r.find_family("c"), nullptr);
+  const auto [fam, tgt] = r.find_target("b/cpu/ref");
+  ASSERT_NE(fam, nullptr);
+  ASSERT_NE(tgt, nullptr);
+  EXPECT_EQ(fam->name, "b");
+  EXPECT_EQ(tgt->id, "b/cpu/ref");
+  const auto [nf, nt] = r.find_target("b/cpu/none");
+  EXPECT_EQ(nf, nullptr);
+  EXPECT_EQ(nt, nullptr);
+}
+
+TEST(DefaultRegistry, HasSoftmaxWithReferenceAndInjectedTargets) {
+  const Registry& r = default_registry();
+  const Family* sm = r.find_family("softmax");
+  ASSERT_NE(sm, nullptr);
+  EXPECT_FALSE(sm->regimes.empty());
+  EXPECT_TRUE(sm->oracle);
+
+  const auto [f1, stable] = r.find_target("softmax/cpu/stable");
+  ASSERT_NE(stable, nullptr);
+  EXPECT_EQ(f1, sm);
+  EXPECT_EQ(stable->kind, TargetKind::reference);
+  EXPECT_FALSE(stable->injection.has_value());
+
+  const auto [f2, naive] = r.find_target("softmax/injected/no_max_subtract");
+  ASSERT_NE(naive, nullptr);
+  EXPECT_EQ(f2, sm);
+  EXPECT_EQ(naive->kind, TargetKind::injected);
+  ASSERT_TRUE(naive->injection.has_value());
+  EXPECT_FALSE(naive->injection->plants.empty());
+  EXPECT_EQ(target_kind_name(naive->kind), "injected");
+  EXPECT_EQ(target_kind_name(stable->kind), "reference");
+}
+
+TEST(DefaultRegistry, EveryTargetIsPrefixedByItsFamily) {
+  for (const Family& f : default_registry().families())
+    for (const Target& t : f.targets) EXPECT_EQ(t.id.rfind(f.name + "/", 0), 0u) << t.id;
+}
+
+}  // namespace
+}  // namespace stabfuzz

@@ -1,0 +1,105 @@
+// End to end: stabfuzz --target softmax finds the planted bug, not the stable kernel, and every
+// finding replays from its own command line.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "reports/json.h"
+#include "tests/support/run_binary.h"
+
+namespace stabfuzz {
+namespace {
+
+using testing::run_stabfuzz;
+using testing::slurp;
+
+std::vector<json::Value> read_findings(const std::string& path) {
+  std::vector<json::Value> out;
+  std::istringstream in(slurp(path));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(json::parse(line));
+  return out;
+}
+
+class SoftmaxRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(testing::temp_dir("run"));
+    result_ = new testing::Output(run_stabfuzz("--target softmax --seed 1 --runs 150 --quiet --out " + *dir_));
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    delete result_;
+  }
+  static std::string* dir_;
+  static testing::Output* result_;
+};
+std::string* SoftmaxRun::dir_ = nullptr;
+testing::Output* SoftmaxRun::result_ = nullptr;
+
+TEST_F(SoftmaxRun, StableHasNoFindingAndTheRunSucceeds) {
+  EXPECT_EQ(result_->code, 0) << result_->out << result_->err;
+  const json::Value summary = json::parse(slurp(*dir_ + "/summary.json"));
+  EXPECT_EQ(summary.at("target").as_string(), "softmax");
+  EXPECT_EQ(summary.at("seed").as_number(), 1);
+  std::map<std::string, double> findings;
+  for (const auto& r : summary.at("results").as_array()) {
+    findings[r.at("impl").as_string() + " " + r.at("dtype").as_string()] = r.at("findings").as_number();
+    EXPECT_EQ(r.at("inputs").as_number(), 150);
+    EXPECT_TRUE(r.at("kind").is_string());
+    EXPECT_TRUE(r.at("max_ulp").is_number() || r.at("max_ulp").is_string());
+    EXPECT_TRUE(r.at("min_digits").is_number());
+  }
+  EXPECT_EQ(findings.at("softmax/cpu/stable f64"), 0);
+  EXPECT_EQ(findings.at("softmax/cpu/stable f32"), 0);
+  EXPECT_GE(findings.at("softmax/injected/no_max_subtract f64"), 1);
+  EXPECT_GE(findings.at("softmax/injected/no_max_subtract f32"), 1);
+}
+
+TEST_F(SoftmaxRun, FindingsAreCompleteRecords) {
+  const auto fs = read_findings(*dir_ + "/findings.jsonl");
+  ASSERT_FALSE(fs.empty());
+  for (const auto& f : fs) {
+    EXPECT_EQ(f.at("impl").as_string(), "softmax/injected/no_max_subtract");
+    for (const char* key : {"dtype", "seed", "detectors", "max_ulp", "digits", "cond", "input",
+                            "replay", "suggested_fix", "exact", "computed", "severity"})
+      EXPECT_NE(f.get(key), nullptr) << key;
+    EXPECT_FALSE(f.at("input").as_array().at(0).at("values").as_array().empty());
+  }
+}
+
+TEST_F(SoftmaxRun, EveryFindingReplaysFromItsCommandLine) {
+  const auto fs = read_findings(*dir_ + "/findings.jsonl");
+  ASSERT_FALSE(fs.empty());
+  // Replay the first finding of each dtype (a replay costs one input plus its shrink).
+  std::map<std::string, bool> done;
+  for (const auto& f : fs) {
+    const std::string dtype = f.at("dtype").as_string();
+    if (done[dtype]) continue;
+    done[dtype] = true;
+    const std::string replay = f.at("replay").as_string();
+    ASSERT_EQ(replay.rfind("stabfuzz ", 0), 0u) << replay;
+    const std::string out = testing::temp_dir("replay");
+    const auto r = run_stabfuzz(replay.substr(9) + " --quiet --out " + out);
+    EXPECT_EQ(r.code, 0) << r.err;  // an injected finding does not fail the run
+    const auto again = read_findings(out + "/findings.jsonl");
+    ASSERT_EQ(again.size(), 1u) << replay;
+    EXPECT_EQ(json::dump(again[0].at("input")), json::dump(f.at("input"))) << replay;
+    EXPECT_EQ(again[0].at("detectors").as_string(), f.at("detectors").as_string());
+    EXPECT_EQ(json::dump(again[0].at("max_ulp")), json::dump(f.at("max_ulp")));
+    EXPECT_EQ(again[0].at("computed").as_string(), f.at("computed").as_string());
+  }
+  EXPECT_EQ(done.size(), 2u);
+}
+
+TEST(SoftmaxE2E, AStableOnlyRunExitsZeroWithNoFindings) {
+  const std::string dir = testing::temp_dir("stable");
+  const auto r = run_stabfuzz("--target softmax --impl softmax/cpu/stable --seed 3 --runs 40 --quiet --out " + dir);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(slurp(dir + "/findings.jsonl").empty());
+}
+
+}  // namespace
+}  // namespace stabfuzz

@@ -1,0 +1,165 @@
+// Oracle rounding: deciding the correctly rounded f64/f32 result from an MPFR approximation.
+#include "oracles/mpfr_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace stabfuzz {
+namespace {
+
+using oracle::Real;
+using oracle::round_decided;
+using oracle::round_nearest;
+
+constexpr double kDenormMin = std::numeric_limits<double>::denorm_min();
+
+// An exact MPFR value sum_k 2^e_k at ample precision.
+void set_pow2_sum(Real& r, std::initializer_list<long> exps) {
+  mpfr_set_zero(r, 1);
+  for (long e : exps) {
+    Real t(2);
+    mpfr_set_ui_2exp(t, 1, e, MPFR_RNDN);
+    ASSERT_EQ(mpfr_add(r, r, t, MPFR_RNDN), 0) << "not exact";
+  }
+}
+
+TEST(RoundDecided, DecidesExactlyRepresentableResults) {
+  Real half(96, 0.5);
+  for (DType d : kAllDTypes) {
+    for (long err : {60L, 93L, 200L}) {
+      const auto r = round_decided(half, err, d);
+      ASSERT_TRUE(r.has_value()) << dtype_name(d) << " err_bits " << err;
+      EXPECT_EQ(*r, 0.5);
+    }
+  }
+  Real one(96, 1.0), neg(96, -3.0);
+  EXPECT_EQ(round_decided(one, 90, DType::f64), std::optional<double>(1.0));
+  EXPECT_EQ(round_decided(neg, 90, DType::f32), std::optional<double>(-3.0));
+}
+
+TEST(RoundDecided, ZeroInfAndNaN) {
+  Real z(96, 0.0), inf(96, INFINITY), nan(96);
+  mpfr_set_nan(nan);
+  EXPECT_EQ(round_decided(z, 90, DType::f64), std::optional<double>(0.0));
+  EXPECT_EQ(round_decided(inf, 90, DType::f32), std::optional<double>(INFINITY));
+  EXPECT_FALSE(round_decided(nan, 90, DType::f64).has_value());
+}
+
+TEST(RoundDecided, UndecidedWhenTheIntervalStraddlesAMidpoint) {
+  // 1 + 2^-53 is exactly halfway between 1 and 1 + 2^-52 in f64.
+  Real mid(200);
+  set_pow2_sum(mid, {0, -53});
+  for (long err : {54L, 60L, 150L}) EXPECT_FALSE(round_decided(mid, err, DType::f64).has_value());
+  // Far from any f32 midpoint, the same value decides in f32.
+  EXPECT_EQ(round_decided(mid, 60, DType::f32), std::optional<double>(1.0));
+}
+
+TEST(RoundDecided, DecidedOnEitherSideOfAMidpointWhenTheErrorIsSmall) {
+  Real above(200), below(200);
+  set_pow2_sum(above, {0, -53, -80});
+  set_pow2_sum(below, {0, -54, -55, -56, -57});  // 1 + 2^-53 - 2^-57 (below the midpoint)
+  EXPECT_EQ(round_decided(above, 100, DType::f64), std::optional<double>(1.0 + 0x1p-52));
+  EXPECT_EQ(round_decided(below, 100, DType::f64), std::optional<double>(1.0));
+  // The same values with an error bound wide enough to reach the midpoint are undecided.
+  EXPECT_FALSE(round_decided(above, 70, DType::f64).has_value());
+  EXPECT_FALSE(round_decided(below, 50, DType::f64).has_value());
+}
+
+TEST(RoundDecided, RoundsIntoF64SubnormalsOnce) {
+  Real x(96);
+  set_pow2_sum(x, {-1075, -1076});  // 0.75 * 2^-1074
+  EXPECT_EQ(round_nearest(x, DType::f64), kDenormMin);
+  EXPECT_EQ(round_decided(x, 60, DType::f64), std::optional<double>(kDenormMin));
+  // 0.5 * 2^-1074 is the midpoint between 0 and denorm_min: ties to even gives 0, undecided with
+  // any error bound.
+  Real h(96);
+  set_pow2_sum(h, {-1075});
+  EXPECT_EQ(round_nearest(h, DType::f64), 0.0);
+  EXPECT_FALSE(round_decided(h, 60, DType::f64).has_value());
+  // Just above that midpoint rounds up, just below rounds to zero.
+  Real up(200), down(200);
+  set_pow2_sum(up, {-1075, -1140});
+  set_pow2_sum(down, {-1076, -1077, -1078});
+  EXPECT_EQ(round_decided(up, 80, DType::f64), std::optional<double>(kDenormMin));
+  EXPECT_EQ(round_decided(down, 80, DType::f64), std::optional<double>(0.0));
+  // 1.5 * 2^-1070 (exactly representable subnormal) is decided to itself.
+  Real s(96);
+  set_pow2_sum(s, {-1070, -1071});
+  EXPECT_EQ(round_decided(s, 80, DType::f64), std::optional<double>(0x1.8p-1070));
+}
+
+TEST(RoundNearest, F32RoundsOnceFromTheExactValue) {
+  // 1 + 2^-24 + 2^-80 lies just above the f32 midpoint between 1 and 1 + 2^-23. Rounding to double
+  // first lands exactly on that midpoint (2^-80 is below the double ULP), and ties-to-even then
+  // gives 1: double rounding. Direct rounding gives 1 + 2^-23.
+  Real x(200);
+  set_pow2_sum(x, {0, -24, -80});
+  const double via_double = static_cast<double>(static_cast<float>(mpfr_get_d(x, MPFR_RNDN)));
+  ASSERT_EQ(via_double, 1.0);  // the trap this test guards against
+  EXPECT_EQ(round_nearest(x, DType::f32), 1.0 + 0x1p-23);
+  EXPECT_EQ(round_decided(x, 100, DType::f32), std::optional<double>(1.0 + 0x1p-23));
+  // Same in f64 keeps the double nearest: 1 + 2^-24.
+  EXPECT_EQ(round_nearest(x, DType::f64), 1.0 + 0x1p-24);
+}
+
+TEST(RoundNearest, F32SubnormalsWithoutDoubleRounding) {
+  // 2^-150 + 2^-210: just above half of f32's denorm_min (2^-149). Through double it becomes
+  // 2^-150 exactly, which ties to 0 in float; rounded once it is 2^-149.
+  Real x(200);
+  set_pow2_sum(x, {-150, -210});
+  const double via_double = static_cast<double>(static_cast<float>(mpfr_get_d(x, MPFR_RNDN)));
+  ASSERT_EQ(via_double, 0.0);
+  EXPECT_EQ(round_nearest(x, DType::f32), 0x1p-149);
+  EXPECT_EQ(round_decided(x, 80, DType::f32), std::optional<double>(0x1p-149));
+  Real y(96);
+  set_pow2_sum(y, {-150, -151});  // 0.75 * 2^-149
+  EXPECT_EQ(round_nearest(y, DType::f32), 0x1p-149);
+  // Above FLT_MAX's rounding boundary, f32 overflows to inf while f64 stays finite.
+  Real big(96, 1e39);
+  EXPECT_EQ(round_nearest(big, DType::f32), INFINITY);
+  EXPECT_EQ(round_nearest(big, DType::f64), 1e39);
+}
+
+TEST(RoundNearest, F32UsesFloatPrecision) {
+  Real x(96, 1.0 + 0x1p-30);
+  EXPECT_EQ(round_nearest(x, DType::f32), 1.0);
+  EXPECT_EQ(round_nearest(x, DType::f64), 1.0 + 0x1p-30);
+  Real tenth(200);
+  mpfr_set_ui(tenth, 1, MPFR_RNDN);
+  mpfr_div_ui(tenth, tenth, 10, MPFR_RNDN);
+  EXPECT_EQ(round_nearest(tenth, DType::f32), static_cast<double>(0.1f));
+  EXPECT_EQ(round_nearest(tenth, DType::f64), 0.1);
+}
+
+TEST(Sum, IsCorrectlyRounded) {
+  std::vector<Real> terms;
+  for (double v : {1e100, 1.0, -1e100}) terms.emplace_back(53, v);
+  Real out(53);
+  oracle::sum(out, terms);
+  EXPECT_EQ(mpfr_get_d(out, MPFR_RNDN), 1.0);
+  EXPECT_NE((1e100 + 1.0) - 1e100, 1.0);  // what naive summation gives
+
+  // 1 + 2^-53 + 2^-80 at 53 bits: the tiny term tips the tie upward only if nothing is lost.
+  std::vector<Real> t2;
+  for (double v : {1.0, 0x1p-53, 0x1p-80}) t2.emplace_back(53, v);
+  oracle::sum(out, t2);
+  EXPECT_EQ(mpfr_get_d(out, MPFR_RNDN), 1.0 + 0x1p-52);
+
+  std::vector<Real> none;
+  oracle::sum(out, none);
+  EXPECT_TRUE(mpfr_zero_p(out));
+}
+
+TEST(RealRaii, MoveKeepsTheValue) {
+  Real a(128, 2.5);
+  Real b(std::move(a));
+  EXPECT_EQ(mpfr_get_d(b, MPFR_RNDN), 2.5);
+  EXPECT_EQ(mpfr_get_prec(b), 128);
+}
+
+}  // namespace
+}  // namespace stabfuzz

@@ -215,9 +215,18 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     const int64_t first = opts.only_case >= 0 ? opts.only_case : 0;
     const int64_t last = opts.only_case >= 0 ? opts.only_case + 1
                                              : (opts.runs > 0 ? opts.runs : INT64_MAX);
+    auto next_report = t0 + std::chrono::seconds(10);
     for (int64_t k = first; k < last; ++k) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+      const auto now = Clock::now();
+      const double elapsed = std::chrono::duration<double>(now - t0).count();
       if (opts.budget_s > 0 && opts.only_case < 0 && elapsed >= share) break;
+      if (now >= next_report) {  // long runs: a plain progress line every 10 s
+        progress << "  " << t.id << " " << dtype_name(d) << ": " << r.inputs << " inputs, "
+                 << r.failing_inputs << " failing, " << static_cast<int>(elapsed) << " s"
+                 << (opts.budget_s > 0 ? ", " + std::to_string(static_cast<int>(share - elapsed)) + " s left" : "")
+                 << std::endl;
+        next_report = now + std::chrono::seconds(10);
+      }
       auto sh = case_shrinkable(*fam, d, opts.seed, k);
       const Input in = sh.value();
       const CestacRequest req = cestac_request(t, d, opts.seed, k);

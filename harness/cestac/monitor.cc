@@ -15,6 +15,8 @@ std::string_view kind_name(Kind k) {
     case Kind::unstable_intrinsic: return "unstable_intrinsic";
     case Kind::unstable_branching: return "unstable_branching";
     case Kind::nonfinite_divergence: return "nonfinite_divergence";
+    case Kind::overflow: return "overflow";
+    case Kind::invalid_operation: return "invalid_operation";
     case Kind::kCount: break;
   }
   return "?";

@@ -47,8 +47,8 @@ int find_module(struct dl_phdr_info* info, size_t, void* data) {
 }
 
 bool is_engine_frame(const std::string& loc) {
-  return loc.find("include/stabfuzz/stoch") != std::string::npos ||
-         loc.find("include/stabfuzz/cestac") != std::string::npos || loc.rfind("??", 0) == 0;
+  return loc.find("stabfuzz/stoch.h") != std::string::npos ||
+         loc.find("stabfuzz/cestac.h") != std::string::npos || loc.rfind("??", 0) == 0;
 }
 
 std::string resolve(uintptr_t address) {

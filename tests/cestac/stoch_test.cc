@@ -238,6 +238,27 @@ TEST(Stoch, SamplesDisagreeingOnOverflow) {
   }
 }
 
+TEST(Stoch, OverflowAndInvalidOperationsNameWhereNaNIsBorn) {
+  {
+    cestac::Run run(1, 1);
+    D big = exp(D(1000.0));       // overflow: finite operand, infinite result
+    D nan = big / big;            // invalid: inf / inf
+    D later = nan + D(1.0);       // NaN in, NaN out: not where it was born
+    EXPECT_TRUE(std::isnan(later.s[0]));
+    EXPECT_EQ(count(run.log(), Kind::overflow), 1u);
+    EXPECT_EQ(count(run.log(), Kind::invalid_operation), 1u);
+    EXPECT_EQ(count(run.log(), Kind::nonfinite_divergence), 0u);  // every sample agrees
+    EXPECT_FALSE(run.log().self_validation_failed());
+  }
+  {
+    cestac::Run run(1, 1);
+    D fine = exp(D(10.0)) / exp(D(9.0)) + D(-INFINITY);  // -inf operand: not an overflow
+    EXPECT_TRUE(std::isinf(fine.s[0]));
+    EXPECT_EQ(count(run.log(), Kind::overflow), 0u);
+    EXPECT_EQ(count(run.log(), Kind::invalid_operation), 0u);
+  }
+}
+
 TEST(Stoch, DigitsUnderflowFreeForTinyAndHugeValues) {
   // Squares of 1e-250 underflow: the digit count must not mistake such values for zeros.
   const D tiny = samples(1e-250, 1e-250 * (1 + 1e-12), 1e-250);

@@ -25,6 +25,8 @@ enum class Kind : uint8_t {
   unstable_intrinsic,      // abs/floor/cast of a value whose samples disagree in sign or integer part
   unstable_branching,      // a comparison decided by rounding noise
   nonfinite_divergence,    // samples disagree on NaN/Inf
+  overflow,                // finite operands, an infinite result (where a NaN/Inf was born)
+  invalid_operation,       // non-NaN operands, a NaN result (inf/inf, inf - inf, 0/0, log(-1))
   kCount
 };
 inline constexpr int kKindCount = static_cast<int>(Kind::kCount);

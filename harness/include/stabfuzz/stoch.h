@@ -24,7 +24,7 @@
 #define SF_ALWAYS_INLINE __attribute__((always_inline)) inline
 // The slow paths record __builtin_return_address(0): the address inside the operator code where
 // the inlined operation ran.
-#define SF_SLOW_PATH __attribute__((noinline, cold))
+#define SF_SLOW_PATH __attribute__((noinline))  // not "cold": hot/cold splitting drops the inline chain that names the operator line
 
 namespace stabfuzz::cestac {
 
@@ -154,19 +154,34 @@ double digits(const T (&s)[N]) {
 
 // ---- slow paths: reached only when an instability is possible ---------------------------------
 
+// Where a NaN or Inf is born, and whether the samples disagree on it. `a`, `b`: the operands
+// (nullptr when absent).
+template <class T, int N>
+void classify_nonfinite(const T (&r)[N], const T* a, const T* b, uintptr_t site) {
+  bool div = false;
+  for (int i = 1; i < N; ++i) {
+    const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
+    div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
+  }
+  if (div) record_at(Kind::nonfinite_divergence, site);
+  bool ops_finite = true, ops_nan = false, res_inf = false, res_nan = false;
+  for (int i = 0; i < N; ++i) {
+    for (const T* op : {a, b}) {
+      if (!op) continue;
+      ops_finite &= std::isfinite(op[i]);
+      ops_nan |= std::isnan(op[i]);
+    }
+    res_inf |= std::isinf(r[i]);
+    res_nan |= std::isnan(r[i]);
+  }
+  if (ops_finite && res_inf) record_at(Kind::overflow, site);
+  if (!ops_nan && res_nan) record_at(Kind::invalid_operation, site);
+}
+
 template <class T, int N>
 SF_SLOW_PATH void check_sum(const T (&a)[N], const T (&b)[N], const T (&r)[N]) {
   const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-  if (!all_finite(r)) {
-    // Samples disagree on NaN/Inf: some finite, or different non-finite values.
-    bool div = false;
-    for (int i = 1; i < N; ++i) {
-      const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
-      div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
-    }
-    if (div) record_at(Kind::nonfinite_divergence, site);
-    return;
-  }
+  if (!all_finite(r)) return classify_nonfinite(r, a, b, site);
   if (all_equal(r)) return;  // no noise in the result: nothing was lost
   const double full = -std::log10(std::ldexp(1.0, -std::numeric_limits<T>::digits));
   const double da = all_equal(a) ? full : digits(a);
@@ -176,14 +191,8 @@ SF_SLOW_PATH void check_sum(const T (&a)[N], const T (&b)[N], const T (&r)[N]) {
 }
 
 template <class T, int N>
-SF_SLOW_PATH void check_nonfinite(const T (&r)[N]) {
-  const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-  bool div = false;
-  for (int i = 1; i < N; ++i) {
-    const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
-    div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
-  }
-  if (div) record_at(Kind::nonfinite_divergence, site);
+SF_SLOW_PATH void check_nonfinite(const T (&r)[N], const T* a, const T* b = nullptr) {
+  classify_nonfinite(r, a, b, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
 SF_SLOW_PATH inline void record_here(Kind k) {
@@ -251,7 +260,7 @@ class Stoch {
     }
     if (ts.detect) {
       if (a.zero_fast() && b.zero_fast()) detail::record_here(Kind::unstable_multiplication);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
     }
     return r;
   }
@@ -267,7 +276,7 @@ class Stoch {
     }
     if (ts.detect) {
       if (b.zero_fast()) detail::record_here(Kind::unstable_division);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
     }
     return r;
   }
@@ -289,7 +298,7 @@ class Stoch {
     if (ts.detect) {
       if (!detail::all_equal(a.s) && detail::computational_zero(a.s))
         detail::record_here(Kind::unstable_function);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s);
     }
     return r;
   }
@@ -308,7 +317,7 @@ class Stoch {
     if (ts.detect) {                                                                      \
       if ((zero_is_unstable) && !detail::all_equal(a.s) && detail::computational_zero(a.s)) \
         detail::record_here(Kind::unstable_function);                                     \
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s);                         \
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s);                    \
     }                                                                                     \
     return r;                                                                             \
   }

@@ -163,5 +163,23 @@ RC_GTEST_PROP(SoftmaxOracleProp, ExactShiftLeavesResultUnchanged, ()) {
   RC_ASSERT(a.exact == b.exact);
 }
 
+// Where the long double result (error ~2^-60) is far from a rounding midpoint of the dtype, the
+// correctly rounded oracle must equal its rounding exactly; a double-precision exp would not.
+RC_GTEST_PROP(SoftmaxOracleProp, CorrectlyRoundedWhereLongDoubleIsDecisive, ()) {
+  const auto x = *short_rows();
+  const DType d = *rc::gen::element(DType::f64, DType::f32);
+  const Input in = row_input(d, x);
+  const OracleResult r = oracle::softmax(in);
+  const auto ref = softmax_ld(in.args[0].values);
+  const auto rnd = [d](long double v) {
+    return d == DType::f64 ? static_cast<double>(v) : static_cast<double>(static_cast<float>(v));
+  };
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const long double lo = ref[i] * (1 - 0x1p-56L), hi = ref[i] * (1 + 0x1p-56L);
+    if (rnd(lo) != rnd(hi)) continue;  // too close to a midpoint to judge
+    RC_ASSERT(r.exact[i] == rnd(ref[i]));
+  }
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -59,6 +59,13 @@ TEST(Json, NestedRoundtripKeepsStructureAndOrder) {
     EXPECT_TRUE(back.at("empty").as_object().empty());
   }
   EXPECT_EQ(json::dump(v).find('\n'), std::string::npos);  // compact output is one line
+  EXPECT_EQ(json::dump(Value("a\nb\t\"\\\x01")), R"("a\nb\t\"\\\u0001")");
+}
+
+TEST(Json, BoundsNestingDepth) {
+  const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  EXPECT_NO_THROW(json::parse(nested(60)));
+  EXPECT_THROW(json::parse(nested(100000)), ParseError);  // an error, not a stack overflow
 }
 
 TEST(Json, SetReplacesExistingKeys) {

@@ -31,8 +31,8 @@ double round_to(DType d, double v);
 bool representable(DType d, double v);
 
 // Number of representable values of the format strictly between a and b plus one: 0 when equal,
-// 1 for neighbours. Works across zero and for subnormals. Returns +inf when either is NaN or only
-// one is infinite.
+// 1 for neighbours. Works across zero and for subnormals. Returns 0 when both are NaN, +inf when
+// only one is NaN or the two differ and one is infinite.
 double ulp_distance(DType d, double a, double b);
 
 // Decimal digits that a value of magnitude |v| can carry in this format: the full precision for

@@ -1,7 +1,7 @@
 // Registry rows of the injected softmax targets.
 #include "injectors/softmax.h"
 
-#include "stabfuzz/row_op.h"
+#include "stabfuzz/op.h"
 
 namespace stabfuzz::injectors {
 

@@ -29,4 +29,37 @@ void sum(mpfr_ptr out, const std::vector<Real>& terms) {
   mpfr_sum(out, ptrs.data(), ptrs.size(), MPFR_RNDN);
 }
 
+OracleResult ziv(const std::function<bool(mpfr_prec_t, OracleResult&)>& attempt) {
+  for (mpfr_prec_t p = kStartPrecision; p <= kPrecisionCap; p *= 2) {
+    OracleResult r;
+    if (attempt(p, r)) {
+      r.decidable = true;
+      r.precision_bits = p;
+      return r;
+    }
+  }
+  OracleResult r;
+  r.decidable = false;
+  return r;
+}
+
+OracleResult elementwise(const Input& in, const std::function<void(mpfr_ptr y, mpfr_srcptr x)>& f,
+                         long err_margin_bits, const std::function<double(double x)>& cond) {
+  const auto& x = in.args.at(0).values;
+  return ziv([&](mpfr_prec_t p, OracleResult& r) {
+    Real xm(kExactDoublePrecision), y(p);
+    r.exact.resize(x.size());
+    r.cond.resize(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      mpfr_set_d(xm, x[i], MPFR_RNDN);
+      f(y, xm);
+      auto e = round_decided(y, p - err_margin_bits, in.dtype);
+      if (!e) return false;
+      r.exact[i] = *e;
+      r.cond[i] = cond(x[i]);
+    }
+    return true;
+  });
+}
+
 }  // namespace stabfuzz::oracle

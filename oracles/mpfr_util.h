@@ -3,10 +3,12 @@
 
 #include <mpfr.h>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "stabfuzz/dtype.h"
+#include "stabfuzz/family.h"
 
 namespace stabfuzz::oracle {
 
@@ -34,6 +36,8 @@ class Real {
 // Precision ladder of Ziv's strategy: start, double, give up past the cap.
 inline constexpr mpfr_prec_t kStartPrecision = 96;
 inline constexpr mpfr_prec_t kPrecisionCap = 4096;
+// Holds any double exactly.
+inline constexpr mpfr_prec_t kExactDoublePrecision = 53;
 
 // `approx` is within |approx| * 2^-err_bits of the exact value. Returns the exact value correctly
 // rounded to nearest in `d` (subnormals included, no double rounding) when every value in that
@@ -46,5 +50,16 @@ double round_nearest(mpfr_srcptr x, DType d);
 
 // Exact sum of doubles held in Reals, correctly rounded to `out` (mpfr_sum).
 void sum(mpfr_ptr out, const std::vector<Real>& terms);
+
+// Ziv's strategy for a whole operator: `attempt(p, out)` evaluates every output at working
+// precision p and returns false as soon as one cannot be rounded (round_decided). The precision
+// doubles from kStartPrecision to kPrecisionCap; past the cap the result is undecidable.
+OracleResult ziv(const std::function<bool(mpfr_prec_t, OracleResult&)>& attempt);
+
+// Elementwise operators y_i = f(x_i): `f` evaluates into y at y's precision with an error of at
+// most 2^-err_bits relative (err_bits = p - 1 for a correctly rounded MPFR function), and `cond`
+// gives |x f'(x) / f(x)| at x (a few correct digits suffice).
+OracleResult elementwise(const Input& in, const std::function<void(mpfr_ptr y, mpfr_srcptr x)>& f,
+                         long err_margin_bits, const std::function<double(double x)>& cond);
 
 }  // namespace stabfuzz::oracle

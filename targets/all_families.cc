@@ -7,6 +7,9 @@ const Registry& default_registry() {
   static const Registry registry = [] {
     Registry r;
     r.add(targets::softmax_family());
+    for (auto* group : {targets::elementwise_families, targets::reductions_families,
+                        targets::normalization_families, targets::linalg_families})
+      for (auto& f : group()) r.add(std::move(f));
     return r;
   }();
   return registry;

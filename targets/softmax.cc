@@ -4,7 +4,7 @@
 #include "harness/gen/regimes.h"
 #include "injectors/softmax.h"
 #include "oracles/softmax.h"
-#include "stabfuzz/row_op.h"
+#include "stabfuzz/op.h"
 #include "targets/cpu/softmax.h"
 #include "targets/families.h"
 

@@ -166,24 +166,38 @@ Input make_case(const Family& family, DType d, uint64_t seed, int64_t index) {
 }
 
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
-  const Family* fam = registry.find_family(opts.family);
-  if (!fam) throw InputError("unknown target '" + opts.family + "' (stabfuzz --list shows the families)");
-  std::vector<const Target*> targets;
-  for (const auto& t : fam->targets)
-    if (opts.impl.empty() || t.id == opts.impl) targets.push_back(&t);
-  if (targets.empty())
-    throw InputError("unknown implementation '" + opts.impl + "' of " + fam->name +
-                     " (stabfuzz --list shows them)");
-  std::vector<std::pair<const Target*, DType>> work;
-  for (const Target* t : targets) {
-    for (DType d : t->dtypes)
-      if (opts.dtypes.empty() || std::find(opts.dtypes.begin(), opts.dtypes.end(), d) != opts.dtypes.end())
-        work.emplace_back(t, d);
+  std::vector<const Family*> families;
+  if (opts.family == "all") {
+    for (const auto& f : registry.families()) families.push_back(&f);
+  } else if (const Family* f = registry.find_family(opts.family)) {
+    families.push_back(f);
+  } else {
+    throw InputError("unknown target '" + opts.family + "' (stabfuzz --list shows the families)");
   }
-  if (work.empty()) throw InputError("no implementation of " + fam->name + " supports the requested dtype");
+  struct Work {
+    const Family* family;
+    const Target* target;
+    DType dtype;
+  };
+  std::vector<Work> work;
+  bool impl_found = opts.impl.empty();
+  for (const Family* fam : families) {
+    for (const auto& t : fam->targets) {
+      if (!opts.impl.empty() && t.id != opts.impl) continue;
+      impl_found = true;
+      for (DType d : t.dtypes)
+        if (opts.dtypes.empty() ||
+            std::find(opts.dtypes.begin(), opts.dtypes.end(), d) != opts.dtypes.end())
+          work.push_back({fam, &t, d});
+    }
+  }
+  if (!impl_found)
+    throw InputError("unknown implementation '" + opts.impl + "' of " + opts.family +
+                     " (stabfuzz --list shows them)");
+  if (work.empty()) throw InputError("no implementation of " + opts.family + " supports the requested dtype");
   if (opts.runs <= 0 && opts.budget_s <= 0) throw InputError("give --runs N or --budget-s S");
 
-  progress << "stabfuzz " << fam->name << ": seed " << opts.seed;
+  progress << "stabfuzz " << opts.family << ": seed " << opts.seed;
   if (opts.only_case >= 0)
     progress << ", case " << opts.only_case;
   else if (opts.runs > 0)
@@ -199,9 +213,11 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
 
   const auto start = Clock::now();
   for (size_t w = 0; w < work.size(); ++w) {
-    const Target& t = *work[w].first;
-    const DType d = work[w].second;
+    const Family* fam = work[w].family;
+    const Target& t = *work[w].target;
+    const DType d = work[w].dtype;
     ImplResult r;
+    r.family = fam->name;
     r.impl = t.id;
     r.kind = t.kind;
     r.dtype = d;
@@ -232,6 +248,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       const CestacRequest req = cestac_request(t, d, opts.seed, k);
       const Verdict v = evaluate(*fam, t, in, req);
       ++r.inputs;
+      ++r.regime_inputs[case_regime(*fam, k).name];
       if (v.undecidable) ++r.undecidable;
       r.max_ulp = std::max(r.max_ulp, v.max_ulp);
       r.max_ratio = std::max(r.max_ratio, v.max_ratio);
@@ -244,7 +261,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       auto [small, steps] = shrink(*fam, t, sh, req, opts.shrink_evals);
       const Input sin = small.value();
       const Verdict sv = evaluate(*fam, t, sin, req);
-      const CaseKey key{t.id, d, opts.seed, k};
+      const CaseKey key{fam->name, t.id, d, opts.seed, k};
       writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv,
                                  in.total_size(), steps, opts));
       ++r.findings;
@@ -258,13 +275,14 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   }
 
   json::Value summary;
-  summary.set("target", fam->name);
+  summary.set("target", opts.family);
   summary.set("seed", static_cast<unsigned long long>(opts.seed));
   if (opts.only_case >= 0) summary.set("case", static_cast<long long>(opts.only_case));
   summary.set("seconds", std::chrono::duration<double>(Clock::now() - start).count());
   json::Array results;
   for (const auto& r : res.results) {
     json::Value j;
+    j.set("family", r.family);
     j.set("impl", r.impl);
     j.set("kind", target_kind_name(r.kind));
     j.set("dtype", dtype_name(r.dtype));
@@ -278,6 +296,9 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     j.set("max_error_over_tolerance", r.max_ratio);
     j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
     j.set("seconds", r.seconds);
+    json::Value regimes;
+    for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
+    j.set("inputs_per_regime", std::move(regimes));
     results.push_back(std::move(j));
   }
   summary.set("results", std::move(results));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ namespace stabfuzz::campaign {
 
 // What identifies one generated input, enough to rebuild it and its CESTAC stream.
 struct CaseKey {
+  std::string family;
   std::string impl;
   DType dtype;
   uint64_t seed;
@@ -38,6 +40,7 @@ struct RunOptions {
 };
 
 struct ImplResult {
+  std::string family;
   std::string impl;
   TargetKind kind = TargetKind::reference;
   DType dtype = DType::f64;
@@ -52,6 +55,7 @@ struct ImplResult {
   double min_digits = 0;
   bool has_cestac = false;
   double seconds = 0;
+  std::map<std::string, int64_t> regime_inputs;  // inputs generated per value regime
 };
 
 struct RunResult {
@@ -69,7 +73,8 @@ Verdict evaluate(const Family& family, const Target& target, const Input& in,
 // Rebuilds input `index` of a run: the same for every implementation of the family.
 Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
 
-// Throws InputError for an unknown family or implementation, or an unsupported dtype.
+// Runs one family, or every family when opts.family is "all". Throws InputError for an unknown
+// family or implementation, or an unsupported dtype.
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress);
 
 }  // namespace stabfuzz::campaign

@@ -6,17 +6,69 @@
 #include <cstdio>
 #include <ctime>
 #include <iomanip>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "harness/campaign/runner.h"
 #include "harness/cli/options.h"
+#include "reports/findings.h"
+#include "reports/json.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/version.h"
 
 namespace stabfuzz::cli {
 namespace {
+
+json::Value list_json() {
+  json::Value out;
+  json::Array fams;
+  for (const auto& f : default_registry().families()) {
+    json::Value jf;
+    jf.set("name", f.name);
+    jf.set("summary", f.summary);
+    json::Array regimes;
+    for (const auto& r : f.regimes) {
+      json::Value jr;
+      jr.set("name", r.name);
+      jr.set("description", r.description);
+      regimes.push_back(std::move(jr));
+    }
+    jf.set("regimes", std::move(regimes));
+    json::Array targets;
+    for (const auto& t : f.targets) {
+      json::Value jt;
+      jt.set("id", t.id);
+      jt.set("kind", target_kind_name(t.kind));
+      json::Array dts;
+      for (DType d : t.dtypes) dts.emplace_back(dtype_name(d));
+      jt.set("dtypes", std::move(dts));
+      jt.set("cestac", static_cast<bool>(t.cestac));
+      jt.set("description", t.description);
+      if (t.injection) {
+        jt.set("plants", t.injection->plants);
+        jt.set("fails_where", t.injection->fails_where);
+        jt.set("fix", t.injection->fix);
+      }
+      targets.push_back(std::move(jt));
+    }
+    jf.set("targets", std::move(targets));
+    fams.push_back(std::move(jf));
+  }
+  out.set("families", std::move(fams));
+  out.set("build", build_configuration());
+  return out;
+}
+
+// Writes `v` to PATH, or to standard output for "-".
+void emit_json(const std::string& path, const json::Value& v) {
+  if (path == "-") {
+    std::cout << json::dump(v, 2) << "\n";
+  } else {
+    reports::write_json_atomically(path, v);
+  }
+}
 
 int list_targets(std::ostream& os) {
   const Registry& reg = default_registry();
@@ -35,6 +87,13 @@ int list_targets(std::ostream& os) {
   }
   os << "build: " << build_configuration() << "\n";
   return 0;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
 }
 
 std::string default_out_dir(const std::string& family, uint64_t seed) {
@@ -84,7 +143,13 @@ int run(const Options& o) {
     return 0;
   }
   if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
-  if (o.list) return list_targets(std::cout);
+  if (o.list) {
+    if (!o.json.empty()) {
+      emit_json(o.json, list_json());
+      return 0;
+    }
+    return list_targets(std::cout);
+  }
   if (o.target.empty()) throw InputError("no --target given (stabfuzz --list shows the families)");
 
   campaign::RunOptions ro;
@@ -108,9 +173,8 @@ int run(const Options& o) {
   ro.max_findings = o.max_findings;
   ro.shrink_evals = o.shrink_evals;
   ro.out_dir = o.out.empty() ? default_out_dir(o.target, ro.seed) : o.out;
-  const std::string family = o.target;
-  ro.replay_command = [family](const campaign::CaseKey& k) {
-    return command_line({{"target", family},
+  ro.replay_command = [](const campaign::CaseKey& k) {
+    return command_line({{"target", k.family},
                          {"impl", k.impl},
                          {"dtype", std::string(dtype_name(k.dtype))},
                          {"seed", std::to_string(k.seed)},
@@ -122,6 +186,7 @@ int run(const Options& o) {
   const campaign::RunResult res = campaign::run_family(default_registry(), ro, progress);
   print_table(res, std::cout);
   std::cout << "findings: " << res.findings_path << "\nsummary:  " << res.summary_path << "\n";
+  if (!o.json.empty()) emit_json(o.json, json::parse(slurp(res.summary_path)));
   return res.exit_code;
 }
 

@@ -20,9 +20,17 @@ po::options_description describe(Options* o) {
   else                                                                                 \
     add(name, po::value<type>()->default_value(def)->value_name(value_label), help);
 #define STABFUZZ_SWITCH(member, name, help) add(name, po::bool_switch(o ? &o->member : nullptr), help);
+#define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help)           \
+  add(name,                                                                            \
+      po::value<type>(o ? &o->member : nullptr)                                        \
+          ->default_value(def)                                                         \
+          ->implicit_value(implicit)                                                   \
+          ->value_name(value_label),                                                   \
+      help);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
+#undef STABFUZZ_OPTIONAL
   return desc;
 }
 
@@ -73,9 +81,11 @@ std::string command_line(const std::vector<std::pair<std::string, std::string>>&
   };
 #define STABFUZZ_FLAG(member, type, name, def, value_label, help) emit(name);
 #define STABFUZZ_SWITCH(member, name, help) emit(name);
+#define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help) emit(name);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
+#undef STABFUZZ_OPTIONAL
   return out;
 }
 

@@ -10,9 +10,11 @@ namespace stabfuzz::cli {
 struct Options {
 #define STABFUZZ_FLAG(member, type, name, def, value_label, help) type member = def;
 #define STABFUZZ_SWITCH(member, name, help) bool member = false;
+#define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help) type member = def;
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
+#undef STABFUZZ_OPTIONAL
   std::vector<std::string> command;  // positional words (subcommands)
   bool runs_given = false;
   bool seed_given = false;

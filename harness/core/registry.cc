@@ -12,6 +12,21 @@ size_t Input::total_size() const {
   return n;
 }
 
+double Input::param(std::string_view name, double fallback) const {
+  for (const auto& [k, v] : params)
+    if (k == name) return v;
+  return fallback;
+}
+
+void Input::set_param(const std::string& name, double value) {
+  for (auto& [k, v] : params)
+    if (k == name) {
+      v = value;
+      return;
+    }
+  params.emplace_back(name, value);
+}
+
 std::string_view target_kind_name(TargetKind k) {
   switch (k) {
     case TargetKind::reference: return "reference";

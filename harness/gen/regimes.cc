@@ -27,4 +27,15 @@ Input row_input(DType d, std::vector<double> values) {
   return in;
 }
 
+Input make_input(DType d, std::vector<Tensor> tensors,
+                 std::vector<std::pair<std::string, double>> params) {
+  Input in;
+  in.dtype = d;
+  for (auto& t : tensors)
+    for (auto& v : t.values) v = round_to(d, v);
+  in.args = std::move(tensors);
+  in.params = std::move(params);
+  return in;
+}
+
 }  // namespace stabfuzz::gen

@@ -24,4 +24,8 @@ double exp_underflow_threshold(DType d);
 // A one-row input whose values are rounded to the dtype.
 Input row_input(DType d, std::vector<double> values);
 
+// An input of several tensors (values rounded to the dtype) and parameters.
+Input make_input(DType d, std::vector<Tensor> tensors,
+                 std::vector<std::pair<std::string, double>> params = {});
+
 }  // namespace stabfuzz::gen

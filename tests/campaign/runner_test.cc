@@ -7,7 +7,7 @@
 
 #include "injectors/softmax.h"
 #include "stabfuzz/errors.h"
-#include "stabfuzz/row_op.h"
+#include "stabfuzz/op.h"
 #include "targets/families.h"
 #include "tests/support/run_binary.h"
 

@@ -23,10 +23,15 @@ struct Tensor {
   std::vector<double> values;  // each exactly a value of the input's dtype
 };
 
+// One operator call: tensors in the family's signature order and named scalar parameters
+// (eps, causal, ...). Parameters absent from `params` take the family's defaults.
 struct Input {
   DType dtype = DType::f64;
   std::vector<Tensor> args;
+  std::vector<std::pair<std::string, double>> params;
   size_t total_size() const;
+  double param(std::string_view name, double fallback) const;
+  void set_param(const std::string& name, double value);
 };
 
 // The oracle's answer: the exact result correctly rounded to the output dtype, and per output the

@@ -329,7 +329,35 @@ class Stoch {
   SF_STOCH_ELEMENTARY(log, true)
   SF_STOCH_ELEMENTARY(log1p, false)
   SF_STOCH_ELEMENTARY(tanh, false)
+  SF_STOCH_ELEMENTARY(erf, false)
+  SF_STOCH_ELEMENTARY(erfc, false)
+  SF_STOCH_ELEMENTARY(log2, true)
+  SF_STOCH_ELEMENTARY(log10, true)
+  SF_STOCH_ELEMENTARY(exp2, false)
+  SF_STOCH_ELEMENTARY(sin, false)
+  SF_STOCH_ELEMENTARY(cos, false)
+  SF_STOCH_ELEMENTARY(atan, false)
 #undef SF_STOCH_ELEMENTARY
+
+  // pow: unstable when the base is a computational zero or the exponent is noise.
+  friend SF_ALWAYS_INLINE Stoch pow(const Stoch& a, const Stoch& b) {
+    auto& ts = hot_state();
+    const uint32_t bits = random_bits(ts, N);
+    Stoch r;
+    for (int i = 0; i < N; ++i) {
+      using W = detail::Wider<T>;
+      const W w = std::pow(static_cast<W>(a.s[i]), static_cast<W>(b.s[i]));
+      const T x = static_cast<T>(w);
+      r.s[i] = detail::random_round(x, static_cast<T>(w - static_cast<W>(x)), (bits >> i) & 1u);
+    }
+    if (ts.detect) {
+      if ((!detail::all_equal(a.s) && detail::computational_zero(a.s)) ||
+          (!detail::all_equal(b.s) && detail::computational_zero(b.s)))
+        detail::record_here(Kind::unstable_power);
+      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
+    }
+    return r;
+  }
 
   // ---- exact intrinsics and comparisons ---------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch fabs(const Stoch& a) {

@@ -1,0 +1,8 @@
+// Scaffolding: the normalization family group (being written).
+#include "targets/families.h"
+
+namespace stabfuzz::targets {
+
+std::vector<Family> normalization_families() { return {}; }
+
+}  // namespace stabfuzz::targets

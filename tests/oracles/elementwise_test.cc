@@ -1,0 +1,1 @@
+// Scaffolding: tests of the elementwise oracles (being written).

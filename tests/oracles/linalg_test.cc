@@ -1,0 +1,1 @@
+// Scaffolding: tests of the linalg oracles (being written).

@@ -1,0 +1,1 @@
+// Scaffolding: tests of the normalization oracles (being written).

@@ -1,0 +1,1 @@
+// Scaffolding: tests of the reductions oracles (being written).

@@ -11,7 +11,7 @@ std::vector<Target> softmax_injected_targets() {
   t.id = "softmax/injected/no_max_subtract";
   t.kind = TargetKind::injected;
   t.description = "e^x_i / sum_j e^x_j without subtracting the row maximum";
-  t.dtypes = {DType::f64, DType::f32};
+  t.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   t.native = row_native<SoftmaxNoMaxSubtract>();
   t.cestac = row_cestac<SoftmaxNoMaxSubtract>();
   t.injection = Injection{

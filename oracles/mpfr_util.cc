@@ -1,11 +1,37 @@
 // Decidable rounding of MPFR approximations to f32/f64, and correctly rounded sums.
 #include "oracles/mpfr_util.h"
 
+#include "stabfuzz/lowp.h"
+
 namespace stabfuzz::oracle {
+
+namespace {
+// Rounds through MPFR with the format's precision and exponent range (mpfr_subnormalize), never
+// through float: rounding to float first and then to f16 could round twice.
+double round_to_small_format(mpfr_srcptr x, const Format& f) {
+  const mpfr_exp_t old_emin = mpfr_get_emin(), old_emax = mpfr_get_emax();
+  Real t(f.p);
+  int inex = mpfr_set(t, x, MPFR_RNDN);
+  // MPFR writes x = m 2^E with m in [1/2, 1): the smallest subnormal 2^(emin-p+1) has
+  // E = emin - p + 2, the largest finite value has E = emax + 1.
+  mpfr_set_emin(f.emin - f.p + 2);
+  mpfr_set_emax(f.emax + 1);
+  inex = mpfr_check_range(t, inex, MPFR_RNDN);
+  mpfr_subnormalize(t, inex, MPFR_RNDN);
+  const double r = mpfr_get_d(t, MPFR_RNDN);  // exact: the value has at most p bits
+  mpfr_set_emin(old_emin);
+  mpfr_set_emax(old_emax);
+  return r;
+}
+}  // namespace
 
 double round_nearest(mpfr_srcptr x, DType d) {
   // mpfr_get_d / mpfr_get_flt round once, directly from the MPFR value, subnormals included.
-  return d == DType::f64 ? mpfr_get_d(x, MPFR_RNDN) : static_cast<double>(mpfr_get_flt(x, MPFR_RNDN));
+  switch (d) {
+    case DType::f64: return mpfr_get_d(x, MPFR_RNDN);
+    case DType::f32: return static_cast<double>(mpfr_get_flt(x, MPFR_RNDN));
+    default: return round_to_small_format(x, dtype_format(d));
+  }
 }
 
 std::optional<double> round_decided(mpfr_srcptr approx, long err_bits, DType d) {

@@ -32,10 +32,10 @@ std::vector<Regime> softmax_regimes() {
          for (auto& x : v) x = t + s * e.normal();
          return row_input(d, std::move(v));
        }},
-      {"large", "logits of magnitude 1e2..1e4 (f32) / 1e3..1e5 (f64), mostly positive",
+      {"large", "logits of magnitude 1e3..1e5 (f64), 1e2..1e4 (f32, bf16), 20..2000 (f16), mostly positive",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
-         const double lo = d == DType::f32 ? 1e2 : 1e3;
+         const double lo = d == DType::f64 ? 1e3 : (d == DType::f16 ? 20 : 1e2);
          std::vector<double> v(n);
          for (auto& x : v) x = (e.chance(0.8) ? 1 : -1) * e.log_uniform(lo, 100 * lo);
          return row_input(d, std::move(v));
@@ -119,7 +119,7 @@ Family softmax_family() {
   stable.id = "softmax/cpu/stable";
   stable.kind = TargetKind::reference;
   stable.description = "max subtraction, exp, pairwise sum, division";
-  stable.dtypes = {DType::f64, DType::f32};
+  stable.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   stable.native = row_native<SoftmaxStable>();
   stable.cestac = row_cestac<SoftmaxStable>();
   f.targets.push_back(std::move(stable));

@@ -245,6 +245,9 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       }
       auto sh = case_shrinkable(*fam, d, opts.seed, k);
       const Input in = sh.value();
+      if (auto bad = fam->validate(in))  // a regime that breaks its own contract is a harness bug
+        throw std::logic_error("regime '" + case_regime(*fam, k).name + "' of " + fam->name +
+                               " generated an invalid " + std::string(dtype_name(d)) + " input: " + *bad);
       const CestacRequest req = cestac_request(t, d, opts.seed, k);
       const Verdict v = evaluate(*fam, t, in, req);
       ++r.inputs;

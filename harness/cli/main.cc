@@ -157,7 +157,7 @@ int run(const Options& o) {
   ro.impl = o.impl;
   if (o.dtype != "all") {
     auto d = parse_dtype(o.dtype);
-    if (!d) throw InputError("unknown --dtype '" + o.dtype + "' (f32, f64 or all)");
+    if (!d) throw InputError("unknown --dtype '" + o.dtype + "' (f64, f32, f16, bf16 or all)");
     ro.dtypes = {*d};
   }
   if (o.runs_given && o.runs <= 0) throw InputError("--runs must be positive");

@@ -1,6 +1,8 @@
 // DType names, format constants, rounding and ULP distance.
 #include "stabfuzz/dtype.h"
 
+#include "stabfuzz/lowp.h"
+
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -11,6 +13,8 @@ std::string_view dtype_name(DType d) {
   switch (d) {
     case DType::f64: return "f64";
     case DType::f32: return "f32";
+    case DType::f16: return "f16";
+    case DType::bf16: return "bf16";
   }
   return "?";
 }
@@ -21,18 +25,33 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
-int dtype_precision(DType d) { return d == DType::f64 ? 53 : 24; }
+const Format& dtype_format(DType d) {
+  switch (d) {
+    case DType::f64: return kF64;
+    case DType::f32: return kF32;
+    case DType::f16: return kF16;
+    case DType::bf16: return kBF16;
+  }
+  return kF64;
+}
+
+int dtype_precision(DType d) { return dtype_format(d).p; }
 
 double dtype_unit_roundoff(DType d) { return std::ldexp(1.0, -dtype_precision(d)); }
 
 double dtype_max_digits(DType d) { return -std::log10(dtype_unit_roundoff(d)); }
 
-double dtype_min_normal(DType d) {
-  return d == DType::f64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
-}
+double dtype_min_normal(DType d) { return dtype_format(d).min_normal(); }
 
 double round_to(DType d, double v) {
-  return d == DType::f64 ? v : static_cast<double>(static_cast<float>(v));
+  switch (d) {
+    case DType::f64: return v;
+    case DType::f32:
+      // A double beyond the float range cannot be cast (undefined behaviour): round it properly.
+      if (std::fabs(v) > std::numeric_limits<float>::max()) return round_to_format(kF32, v);
+      return static_cast<double>(static_cast<float>(v));
+    default: return round_to_format(dtype_format(d), v);
+  }
 }
 
 bool representable(DType d, double v) {
@@ -60,9 +79,14 @@ double ulp_distance(DType d, double a, double b) {
   if (d == DType::f64) {
     oa = ordinal(a);
     ob = ordinal(b);
-  } else {
+  } else if (d == DType::f32) {
+    const double fmax = std::numeric_limits<float>::max();
+    if (std::fabs(a) > fmax || std::fabs(b) > fmax) return INFINITY;  // not float values
     oa = ordinal(static_cast<float>(a));
     ob = ordinal(static_cast<float>(b));
+  } else {
+    oa = format_ordinal(dtype_format(d), a);
+    ob = format_ordinal(dtype_format(d), b);
   }
   // Ordinals span 2^64: subtract exactly in 128 bits, then convert.
   const __int128 diff = static_cast<__int128>(oa) - static_cast<__int128>(ob);

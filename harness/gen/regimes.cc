@@ -1,6 +1,8 @@
 // Row lengths, exp thresholds and row construction for value regimes.
 #include "harness/gen/regimes.h"
 
+#include "stabfuzz/lowp.h"
+
 #include <cmath>
 #include <limits>
 
@@ -12,10 +14,7 @@ size_t row_length(Entropy& e, size_t max_n) {
   return n < 1 ? 1 : (n > max_n ? max_n : n);
 }
 
-double exp_overflow_threshold(DType d) {
-  return std::log(d == DType::f64 ? std::numeric_limits<double>::max()
-                                  : static_cast<double>(std::numeric_limits<float>::max()));
-}
+double exp_overflow_threshold(DType d) { return std::log(dtype_format(d).max_finite()); }
 
 double exp_underflow_threshold(DType d) { return std::log(dtype_min_normal(d)); }
 

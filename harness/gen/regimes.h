@@ -16,8 +16,8 @@ inline constexpr size_t kMaxRowLength = 4096;
 // Log-uniform length in [1, max_n]: short rows are as common as long ones per octave.
 size_t row_length(Entropy& e, size_t max_n = kMaxRowLength);
 
-// x where e^x overflows (88.72 f32, 709.78 f64) and where e^x drops below the smallest normal
-// (-87.34 f32, -708.40 f64).
+// x where e^x overflows (709.78 f64, 88.72 f32, 11.09 f16, 88.72 bf16) and where e^x drops below
+// the smallest normal (-708.40 f64, -87.34 f32, -9.70 f16, -87.34 bf16).
 double exp_overflow_threshold(DType d);
 double exp_underflow_threshold(DType d);
 

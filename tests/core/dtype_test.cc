@@ -135,7 +135,9 @@ TEST(DTypeNames, ParseAndNameRoundtrip) {
   EXPECT_FALSE(parse_dtype("F64").has_value());
   EXPECT_FALSE(parse_dtype("float").has_value());
   EXPECT_FALSE(parse_dtype("").has_value());
-  EXPECT_FALSE(parse_dtype("f16").has_value());
+  EXPECT_FALSE(parse_dtype("f8").has_value());
+  EXPECT_EQ(dtype_name(DType::f16), "f16");
+  EXPECT_EQ(dtype_name(DType::bf16), "bf16");
 }
 
 TEST(DTypeConstants, PrecisionAndRoundoff) {
@@ -162,6 +164,11 @@ TEST(AvailableDigits, FewerForSubnormalsNoneForZero) {
   for (DType d : kAllDTypes) {
     EXPECT_EQ(available_digits(d, 0.0), 0.0);
     EXPECT_EQ(available_digits(d, -0.0), 0.0);
+  }
+  // f16 keeps 11 bits: two binades below the smallest normal, 9 bits are left.
+  EXPECT_NEAR(available_digits(DType::f16, 0x1p-16), 9 * std::log10(2.0), 1e-9);
+  EXPECT_EQ(available_digits(DType::bf16, 0x1p-140), 0.0);  // below bf16's 8 bits: none left
+  for (DType d : {DType::f64, DType::f32}) {
     const double full = dtype_max_digits(d);
     const double sub = dtype_min_normal(d) / 1024;  // lost 10 bits
     EXPECT_NEAR(available_digits(d, sub), full - 10 * std::log10(2.0), 1e-9) << dtype_name(d);

@@ -52,10 +52,10 @@ TEST_F(SoftmaxRun, StableHasNoFindingAndTheRunSucceeds) {
     EXPECT_TRUE(r.at("max_ulp").is_number() || r.at("max_ulp").is_string());
     EXPECT_TRUE(r.at("min_digits").is_number());
   }
-  EXPECT_EQ(findings.at("softmax/cpu/stable f64"), 0);
-  EXPECT_EQ(findings.at("softmax/cpu/stable f32"), 0);
-  EXPECT_GE(findings.at("softmax/injected/no_max_subtract f64"), 1);
-  EXPECT_GE(findings.at("softmax/injected/no_max_subtract f32"), 1);
+  for (const char* d : {"f64", "f32", "f16", "bf16"}) {
+    EXPECT_EQ(findings.at(std::string("softmax/cpu/stable ") + d), 0) << d;
+    EXPECT_GE(findings.at(std::string("softmax/injected/no_max_subtract ") + d), 1) << d;
+  }
 }
 
 TEST_F(SoftmaxRun, FindingsAreCompleteRecords) {
@@ -91,7 +91,7 @@ TEST_F(SoftmaxRun, EveryFindingReplaysFromItsCommandLine) {
     EXPECT_EQ(json::dump(again[0].at("max_ulp")), json::dump(f.at("max_ulp")));
     EXPECT_EQ(again[0].at("computed").as_string(), f.at("computed").as_string());
   }
-  EXPECT_EQ(done.size(), 2u);
+  EXPECT_EQ(done.size(), 4u);  // f64, f32, f16, bf16
 }
 
 TEST(SoftmaxE2E, AStableOnlyRunExitsZeroWithNoFindings) {

@@ -9,18 +9,24 @@
 
 namespace stabfuzz {
 
-enum class DType : uint8_t { f64, f32 };
+// f16 and bf16 are storage formats: values are held exactly in wider types and every operation
+// rounds back to the format (stabfuzz/lowp.h).
+enum class DType : uint8_t { f64, f32, f16, bf16 };
 
-inline constexpr DType kAllDTypes[] = {DType::f64, DType::f32};
+inline constexpr DType kAllDTypes[] = {DType::f64, DType::f32, DType::f16, DType::bf16};
 
 std::string_view dtype_name(DType d);
 std::optional<DType> parse_dtype(std::string_view s);
 
-// Significand bits including the hidden bit (53 for f64, 24 for f32).
+struct Format;
+const Format& dtype_format(DType d);
+
+// Significand bits including the hidden bit (53 f64, 24 f32, 11 f16, 8 bf16).
 int dtype_precision(DType d);
 // Unit roundoff u = 2^-p.
 double dtype_unit_roundoff(DType d);
-// Decimal digits a correctly rounded value carries: -log10(u) (15.95 for f64, 7.22 for f32).
+// Decimal digits a correctly rounded value carries: -log10(u) (15.95 f64, 7.22 f32, 3.31 f16,
+// 2.41 bf16).
 double dtype_max_digits(DType d);
 // Smallest positive normal value.
 double dtype_min_normal(DType d);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stabfuzz/family.h"
+#include "stabfuzz/lowp.h"
 #include "stabfuzz/stoch.h"
 
 namespace stabfuzz {
@@ -33,8 +34,7 @@ OpArgs<T> op_args(const Input& in) {
   for (const auto& t : in.args) {
     std::vector<T> v;
     v.reserve(t.values.size());
-    for (double d : t.values) v.push_back(T(static_cast<typename std::conditional_t<
-                                               std::is_floating_point_v<T>, T, double>>(d)));
+    for (double d : t.values) v.push_back(T(d));
     a.x.push_back(std::move(v));
   }
   return a;
@@ -43,7 +43,10 @@ OpArgs<T> op_args(const Input& in) {
 template <class Op, class T>
 std::vector<double> run_native(const Input& in) {
   const std::vector<T> y = Op::template run<T>(op_args<T>(in));
-  return std::vector<double>(y.begin(), y.end());
+  std::vector<double> out;
+  out.reserve(y.size());
+  for (const T& v : y) out.push_back(static_cast<double>(v));
+  return out;
 }
 
 template <class Op, class T, int N = 3>
@@ -75,19 +78,29 @@ CestacOutput run_cestac(const Input& in, const CestacRequest& req) {
 
 }  // namespace detail
 
+// Calls f.template operator()<T>() with the scalar type of a dtype: double, float, Half, BFloat16.
+template <class F>
+decltype(auto) with_scalar(DType d, F&& f) {
+  switch (d) {
+    case DType::f64: return f.template operator()<double>();
+    case DType::f32: return f.template operator()<float>();
+    case DType::f16: return f.template operator()<Half>();
+    case DType::bf16: return f.template operator()<BFloat16>();
+  }
+  return f.template operator()<double>();
+}
+
 template <class Op>
 std::function<std::vector<double>(const Input&)> op_native() {
   return [](const Input& in) {
-    return in.dtype == DType::f64 ? detail::run_native<Op, double>(in)
-                                  : detail::run_native<Op, float>(in);
+    return with_scalar(in.dtype, [&]<class T>() { return detail::run_native<Op, T>(in); });
   };
 }
 
 template <class Op>
 std::function<CestacOutput(const Input&, const CestacRequest&)> op_cestac() {
   return [](const Input& in, const CestacRequest& req) {
-    return in.dtype == DType::f64 ? detail::run_cestac<Op, double>(in, req)
-                                  : detail::run_cestac<Op, float>(in, req);
+    return with_scalar(in.dtype, [&]<class T>() { return detail::run_cestac<Op, T>(in, req); });
   };
 }
 

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "stabfuzz/cestac.h"
+#include "stabfuzz/lowp.h"
 
 #define SF_ALWAYS_INLINE __attribute__((always_inline)) inline
 // The slow paths record __builtin_return_address(0): the address inside the operator code where
@@ -40,8 +41,6 @@ namespace detail {
 
 template <class T>
 using Bits = std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
-template <class T>
-using Wider = std::conditional_t<std::is_same_v<T, double>, long double, double>;
 
 template <class T>
 constexpr int kMantBits = std::numeric_limits<T>::digits - 1;
@@ -131,8 +130,8 @@ SF_ALWAYS_INLINE bool computational_zero(const T (&s)[N]) {
 // Number of exact significant decimal digits: C = log10(sqrt(N)|mean| / (tau sigma)), capped at
 // the format's precision; 0 for a computational zero; the full precision when all samples agree.
 template <class T, int N>
-double digits(const T (&s)[N]) {
-  const double full = -std::log10(std::ldexp(1.0, -std::numeric_limits<T>::digits));
+double digits(const T (&s)[N], int precision = std::numeric_limits<T>::digits) {
+  const double full = -std::log10(std::ldexp(1.0, -precision));
   bool any_nonfinite = false;
   for (int i = 0; i < N; ++i) any_nonfinite |= !std::isfinite(s[i]);
   if (any_nonfinite) return all_equal(s) && !std::isnan(s[0]) ? full : 0.0;
@@ -179,14 +178,14 @@ void classify_nonfinite(const T (&r)[N], const T* a, const T* b, uintptr_t site)
 }
 
 template <class T, int N>
-SF_SLOW_PATH void check_sum(const T (&a)[N], const T (&b)[N], const T (&r)[N]) {
+SF_SLOW_PATH void check_sum(const T (&a)[N], const T (&b)[N], const T (&r)[N], int precision) {
   const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
   if (!all_finite(r)) return classify_nonfinite(r, a, b, site);
   if (all_equal(r)) return;  // no noise in the result: nothing was lost
-  const double full = -std::log10(std::ldexp(1.0, -std::numeric_limits<T>::digits));
-  const double da = all_equal(a) ? full : digits(a);
-  const double db = all_equal(b) ? full : digits(b);
-  const double dr = digits(r);
+  const double full = -std::log10(std::ldexp(1.0, -precision));
+  const double da = all_equal(a) ? full : digits(a, precision);
+  const double db = all_equal(b) ? full : digits(b, precision);
+  const double dr = digits(r, precision);
   if ((da < db ? da : db) - dr >= hot.cancel_digits) record_at(Kind::cancellation, site);
 }
 
@@ -199,34 +198,65 @@ SF_SLOW_PATH inline void record_here(Kind k) {
   record_at(k, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
+// Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact
+// values of the format.
+template <class T>
+struct SampleTraits {
+  using Sample = T;
+  static constexpr bool kLow = false;
+  static constexpr int kPrecision = std::numeric_limits<T>::digits;
+};
+template <const Format& F>
+struct SampleTraits<LowFloat<F>> {
+  using Sample = float;
+  static constexpr bool kLow = true;
+  static constexpr int kPrecision = F.p;
+};
+
+// x computed in double (exact for +, -, x of f16/bf16 values; 53 bits otherwise) rounded to the
+// format: round to nearest, then to the other neighbour with probability 1/2 when the exact
+// value lies on its side.
+template <const Format& F>
+SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
+  double r = round_to_format(F, x);
+  const double e = x - r;
+  if (e != 0 && std::isfinite(r) && (up ? e > 0 : e < 0)) r = format_neighbour(F, r, e);
+  return static_cast<float>(r);
+}
+
 }  // namespace detail
 
 template <class T, int N = 3>
 class Stoch {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "Stoch<float|double, N>");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || is_low_precision_v<T>,
+                "Stoch<float|double|Half|BFloat16, N>");
   static_assert(N >= 2 && N <= 16, "2 <= N <= 16 samples");
+  using Traits = detail::SampleTraits<T>;
+  static constexpr bool kLow = Traits::kLow;
 
  public:
   using value_type = T;
+  using Sample = typename Traits::Sample;
   static constexpr int kSamples = N;
+  static constexpr int kPrecision = Traits::kPrecision;
 
-  T s[N];
+  Sample s[N];
 
   SF_ALWAYS_INLINE Stoch() : s{} {}
   // An exact value: every sample equal (constants and inputs carry no rounding noise).
   SF_ALWAYS_INLINE Stoch(T v) {  // NOLINT(google-explicit-constructor): numeric literal use
-    for (int i = 0; i < N; ++i) s[i] = v;
+    for (int i = 0; i < N; ++i) s[i] = static_cast<Sample>(v);
   }
   template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0>
   SF_ALWAYS_INLINE Stoch(U v) : Stoch(static_cast<T>(v)) {}  // NOLINT
 
-  T sample(int i) const { return s[i]; }
+  Sample sample(int i) const { return s[i]; }
   double mean() const {
     long double m = 0;
     for (int i = 0; i < N; ++i) m += s[i];
     return static_cast<double>(m / N);
   }
-  double digits() const { return detail::digits(s); }
+  double digits() const { return detail::digits(s, kPrecision); }
   bool computational_zero() const {
     return detail::all_equal(s) ? s[0] == 0 : detail::computational_zero(s);
   }
@@ -236,9 +266,14 @@ class Stoch {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
-    for (int i = 0; i < N; ++i) {
-      const T x = a.s[i] + b.s[i];
-      r.s[i] = detail::random_round(x, detail::two_sum_err(a.s[i], b.s[i], x), (bits >> i) & 1u);
+    if constexpr (kLow) {
+      for (int i = 0; i < N; ++i)
+        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]), (bits >> i) & 1u);
+    } else {
+      for (int i = 0; i < N; ++i) {
+        const T x = a.s[i] + b.s[i];
+        r.s[i] = detail::random_round(x, detail::two_sum_err(a.s[i], b.s[i], x), (bits >> i) & 1u);
+      }
     }
     if (ts.detect) check_add_fast(a, b, r, ts.cancel_bits);
     return r;
@@ -254,9 +289,14 @@ class Stoch {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
-    for (int i = 0; i < N; ++i) {
-      const T p = a.s[i] * b.s[i];
-      r.s[i] = detail::random_round(p, std::fma(a.s[i], b.s[i], -p), (bits >> i) & 1u);
+    if constexpr (kLow) {
+      for (int i = 0; i < N; ++i)
+        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) * double(b.s[i]), (bits >> i) & 1u);
+    } else {
+      for (int i = 0; i < N; ++i) {
+        const T p = a.s[i] * b.s[i];
+        r.s[i] = detail::random_round(p, std::fma(a.s[i], b.s[i], -p), (bits >> i) & 1u);
+      }
     }
     if (ts.detect) {
       if (a.zero_fast() && b.zero_fast()) detail::record_here(Kind::unstable_multiplication);
@@ -269,10 +309,15 @@ class Stoch {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
-    for (int i = 0; i < N; ++i) {
-      const T q = a.s[i] / b.s[i];
-      const T rem = std::fma(-q, b.s[i], a.s[i]);  // a - q b, exact
-      r.s[i] = detail::random_round(q, b.s[i] > 0 ? rem : -rem, (bits >> i) & 1u);
+    if constexpr (kLow) {
+      for (int i = 0; i < N; ++i)
+        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) / double(b.s[i]), (bits >> i) & 1u);
+    } else {
+      for (int i = 0; i < N; ++i) {
+        const T q = a.s[i] / b.s[i];
+        const T rem = std::fma(-q, b.s[i], a.s[i]);  // a - q b, exact
+        r.s[i] = detail::random_round(q, b.s[i] > 0 ? rem : -rem, (bits >> i) & 1u);
+      }
     }
     if (ts.detect) {
       if (b.zero_fast()) detail::record_here(Kind::unstable_division);
@@ -291,9 +336,14 @@ class Stoch {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
-    for (int i = 0; i < N; ++i) {
-      const T q = std::sqrt(a.s[i]);
-      r.s[i] = detail::random_round(q, std::fma(-q, q, a.s[i]), (bits >> i) & 1u);
+    if constexpr (kLow) {
+      for (int i = 0; i < N; ++i)
+        r.s[i] = detail::random_round_format<T::kFormat>(std::sqrt(double(a.s[i])), (bits >> i) & 1u);
+    } else {
+      for (int i = 0; i < N; ++i) {
+        const T q = std::sqrt(a.s[i]);
+        r.s[i] = detail::random_round(q, std::fma(-q, q, a.s[i]), (bits >> i) & 1u);
+      }
     }
     if (ts.detect) {
       if (!detail::all_equal(a.s) && detail::computational_zero(a.s))
@@ -308,12 +358,7 @@ class Stoch {
     auto& ts = hot_state();                                                               \
     const uint32_t bits = random_bits(ts, N);                                             \
     Stoch r;                                                                              \
-    for (int i = 0; i < N; ++i) {                                                         \
-      using W = detail::Wider<T>;                                                         \
-      const W w = std::fn(static_cast<W>(a.s[i]));                                        \
-      const T x = static_cast<T>(w);                                                      \
-      r.s[i] = detail::random_round(x, static_cast<T>(w - static_cast<W>(x)), (bits >> i) & 1u); \
-    }                                                                                     \
+    for (int i = 0; i < N; ++i) r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> i) & 1u); \
     if (ts.detect) {                                                                      \
       if ((zero_is_unstable) && !detail::all_equal(a.s) && detail::computational_zero(a.s)) \
         detail::record_here(Kind::unstable_function);                                     \
@@ -344,12 +389,7 @@ class Stoch {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
-    for (int i = 0; i < N; ++i) {
-      using W = detail::Wider<T>;
-      const W w = std::pow(static_cast<W>(a.s[i]), static_cast<W>(b.s[i]));
-      const T x = static_cast<T>(w);
-      r.s[i] = detail::random_round(x, static_cast<T>(w - static_cast<W>(x)), (bits >> i) & 1u);
-    }
+    for (int i = 0; i < N; ++i) r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> i) & 1u);
     if (ts.detect) {
       if ((!detail::all_equal(a.s) && detail::computational_zero(a.s)) ||
           (!detail::all_equal(b.s) && detail::computational_zero(b.s)))
@@ -398,6 +438,19 @@ class Stoch {
  private:
   static SF_ALWAYS_INLINE HotState& hot_state() { return hot; }
 
+  // Elementary functions are evaluated in a wider format (double for float, f16 and bf16; x87
+  // long double for double) whose result decides the side of the exact value.
+  using Wide = std::conditional_t<std::is_same_v<T, double>, long double, double>;
+  static SF_ALWAYS_INLINE Wide widen(Sample x) { return static_cast<Wide>(x); }
+  static SF_ALWAYS_INLINE Sample round_wide(Wide w, uint32_t up) {
+    if constexpr (kLow) {
+      return detail::random_round_format<T::kFormat>(static_cast<double>(w), up);
+    } else {
+      const T x = static_cast<T>(w);
+      return detail::random_round(x, static_cast<T>(w - static_cast<Wide>(x)), up);
+    }
+  }
+
   SF_ALWAYS_INLINE bool zero_fast() const {
     return detail::all_equal(s) ? s[0] == 0 : detail::computational_zero(s);
   }
@@ -408,12 +461,12 @@ class Stoch {
     const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
     const int er = exponent_field(r.s[0]);
     if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite(r.s))
-      detail::check_sum(a.s, b.s, r.s);
+      detail::check_sum(a.s, b.s, r.s, kPrecision);
   }
 
   // -1, 0, +1 from the samples' mean difference; 0 when the difference is noise.
   static SF_ALWAYS_INLINE int compare(const Stoch& a, const Stoch& b) {
-    T d[N];
+    Sample d[N];
     bool tie = true, nan = false;
     for (int i = 0; i < N; ++i) {
       tie &= (a.s[i] == b.s[i]);  // also equal infinities

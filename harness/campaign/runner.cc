@@ -36,8 +36,10 @@ rc::Shrinkable<Input> case_shrinkable(const Family& f, DType d, uint64_t seed, i
   return gen::regime_gen(f, case_regime(f, index), d)(random, rc::kNominalSize);
 }
 
-CestacRequest cestac_request(const Target& t, DType d, uint64_t seed, int64_t index) {
+CestacRequest cestac_request(const Target& t, DType d, uint64_t seed, int64_t index,
+                             const cestac::Config& config) {
   CestacRequest r;
+  r.config = config;
   r.seed = seed;
   r.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56) ^ static_cast<uint64_t>(index);
   return r;
@@ -248,7 +250,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       if (auto bad = fam->validate(in))  // a regime that breaks its own contract is a harness bug
         throw std::logic_error("regime '" + case_regime(*fam, k).name + "' of " + fam->name +
                                " generated an invalid " + std::string(dtype_name(d)) + " input: " + *bad);
-      const CestacRequest req = cestac_request(t, d, opts.seed, k);
+      const CestacRequest req = cestac_request(t, d, opts.seed, k, opts.cestac);
       const Verdict v = evaluate(*fam, t, in, req);
       ++r.inputs;
       ++r.regime_inputs[case_regime(*fam, k).name];

@@ -34,6 +34,7 @@ struct RunOptions {
   int64_t only_case = -1;      // >= 0: run just this input index (replay)
   int64_t max_findings = 0;    // findings recorded per implementation x dtype
   int64_t shrink_evals = 0;    // verdict evaluations one shrink may spend
+  cestac::Config cestac;       // cancellation threshold, detection on/off
   std::string out_dir;
   // The command line that replays one case (built by the CLI from its flag table).
   std::function<std::string(const CaseKey&)> replay_command;

@@ -17,6 +17,7 @@ std::string_view kind_name(Kind k) {
     case Kind::nonfinite_divergence: return "nonfinite_divergence";
     case Kind::overflow: return "overflow";
     case Kind::invalid_operation: return "invalid_operation";
+    case Kind::underflow: return "underflow";
     case Kind::kCount: break;
   }
   return "?";

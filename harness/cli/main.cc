@@ -172,13 +172,19 @@ int run(const Options& o) {
   ro.only_case = o.case_index;
   ro.max_findings = o.max_findings;
   ro.shrink_evals = o.shrink_evals;
+  if (o.cancel_digits < 1 || o.cancel_digits > 15) throw InputError("--cancel-digits must be in 1..15");
+  ro.cestac.cancel_digits = o.cancel_digits;
   ro.out_dir = o.out.empty() ? default_out_dir(o.target, ro.seed) : o.out;
-  ro.replay_command = [](const campaign::CaseKey& k) {
-    return command_line({{"target", k.family},
-                         {"impl", k.impl},
-                         {"dtype", std::string(dtype_name(k.dtype))},
-                         {"seed", std::to_string(k.seed)},
-                         {"case", std::to_string(k.index)}});
+  const int cancel = o.cancel_digits;
+  ro.replay_command = [cancel](const campaign::CaseKey& k) {
+    std::vector<std::pair<std::string, std::string>> flags = {
+        {"target", k.family},
+        {"impl", k.impl},
+        {"dtype", std::string(dtype_name(k.dtype))},
+        {"seed", std::to_string(k.seed)},
+        {"case", std::to_string(k.index)}};
+    if (cancel != cestac::kDefaultCancelDigits) flags.emplace_back("cancel-digits", std::to_string(cancel));
+    return command_line(flags);
   };
 
   static std::ostringstream sink;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "stabfuzz/cestac.h"
+
 namespace stabfuzz::cli {
 
 struct Options {

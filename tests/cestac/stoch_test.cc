@@ -259,6 +259,75 @@ TEST(Stoch, OverflowAndInvalidOperationsNameWhereNaNIsBorn) {
   }
 }
 
+TEST(Stoch, UnstableIntrinsicWhenSamplesDisagreeOnTheInteger) {
+  {
+    cestac::Run run(1, 1);
+    const D x = samples(0.9999999, 1.0000001, 1.0);
+    EXPECT_EQ(floor(x).s[0], 0.0);
+    const int i = static_cast<int>(x);
+    EXPECT_EQ(i, 1);  // the mean converts
+    (void)fabs(samples(-1e-17, 2e-17, 1e-17));  // the sign itself is noise
+    EXPECT_EQ(count(run.log(), Kind::unstable_intrinsic), 3u);
+  }
+  {
+    cestac::Run run(1, 1);
+    const D x = D(2.5) * D(1.0);
+    EXPECT_EQ(floor(x).s[1], 2.0);
+    EXPECT_EQ(round(x).s[2], 3.0);
+    EXPECT_EQ(static_cast<long>(x), 2);
+    (void)fabs(D(-3.0));
+    EXPECT_EQ(count(run.log(), Kind::unstable_intrinsic), 0u);
+  }
+}
+
+TEST(Stoch, UnstablePowerOfAComputationalZero) {
+  {
+    cestac::Run run(1, 1);
+    (void)pow(samples(1e-17, 3e-17, 0.5e-17), D(2.0));
+    EXPECT_EQ(count(run.log(), Kind::unstable_power), 1u);
+    EXPECT_TRUE(run.log().self_validation_failed());
+  }
+  {
+    cestac::Run run(1, 1);
+    const D p = pow(D(2.0), D(10.0));
+    EXPECT_EQ(p.s[0], 1024.0);
+    EXPECT_EQ(count(run.log(), Kind::unstable_power), 0u);
+  }
+}
+
+TEST(Stoch, FmaIsRandomlyRoundedOnce) {
+  // 1 + 2^-60 * 3 is not representable: every sample is one of its two neighbours.
+  const double lo = 1.0, hi = std::nextafter(1.0, 2.0);
+  bool saw_lo = false, saw_hi = false;
+  for (uint64_t stream = 0; stream < 20; ++stream) {
+    cestac::Run run(1, stream);
+    const D r = fma(D(0x1p-60), D(3.0), D(1.0));
+    for (double v : r.s) {
+      ASSERT_TRUE(v == lo || v == hi);
+      saw_lo |= v == lo;
+      saw_hi |= v == hi;
+    }
+  }
+  EXPECT_TRUE(saw_lo && saw_hi);
+  cestac::Run run(1, 1);
+  EXPECT_EQ(fma(D(3.0), D(5.0), D(-15.0)).s[0], 0.0);  // exact: no rounding at all
+}
+
+TEST(Stoch, HalfUnderflowIsReported) {
+  {
+    cestac::Run run(1, 1);
+    const Stoch<Half> x(Half(0x1p-13));
+    const Stoch<Half> p = x * x;  // 2^-26: below half the smallest f16 subnormal
+    EXPECT_EQ(p.s[0], 0.0f);
+    EXPECT_EQ(count(run.log(), Kind::underflow), 1u);
+  }
+  {
+    cestac::Run run(1, 1);
+    (void)(Stoch<Half>(Half(0.5)) * Stoch<Half>(Half(0.5)));
+    EXPECT_EQ(count(run.log(), Kind::underflow), 0u);
+  }
+}
+
 TEST(Stoch, DigitsUnderflowFreeForTinyAndHugeValues) {
   // Squares of 1e-250 underflow: the digit count must not mistake such values for zeros.
   const D tiny = samples(1e-250, 1e-250 * (1 + 1e-12), 1e-250);

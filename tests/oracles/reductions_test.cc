@@ -1,1 +1,3 @@
-// Scaffolding: tests of the reductions oracles (being written).
+// Reduction oracles and stable targets (being written).
+#include <gtest/gtest.h>
+TEST(Reductions, Placeholder) {}

@@ -27,13 +27,16 @@ enum class Kind : uint8_t {
   nonfinite_divergence,    // samples disagree on NaN/Inf
   overflow,                // finite operands, an infinite result (where a NaN/Inf was born)
   invalid_operation,       // non-NaN operands, a NaN result (inf/inf, inf - inf, 0/0, log(-1))
+  underflow,               // f16/bf16: a nonzero result rounded to zero in some sample
   kCount
 };
 inline constexpr int kKindCount = static_cast<int>(Kind::kCount);
 std::string_view kind_name(Kind k);
 
+inline constexpr int kDefaultCancelDigits = 4;
+
 struct Config {
-  int cancel_digits = 4;  // k: a +/- that loses at least this many digits is a cancellation
+  int cancel_digits = kDefaultCancelDigits;  // k: a +/- that loses at least this many digits is a cancellation
   bool detect = true;     // instability detection on (off only to measure its cost)
 };
 
@@ -74,7 +77,7 @@ struct HotState {
   uint64_t word = 0;
   int bits_left = 0;
   int cancel_bits = 14;    // exponent drop (bits) that sends a +/- to the cancellation check
-  int cancel_digits = 4;   // Config::cancel_digits
+  int cancel_digits = kDefaultCancelDigits;
   bool detect = true;
 };
 inline thread_local HotState hot{};

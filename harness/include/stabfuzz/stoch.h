@@ -290,8 +290,13 @@ class Stoch {
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
     if constexpr (kLow) {
-      for (int i = 0; i < N; ++i)
-        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) * double(b.s[i]), (bits >> i) & 1u);
+      bool flushed = false;
+      for (int i = 0; i < N; ++i) {
+        const double x = double(a.s[i]) * double(b.s[i]);
+        r.s[i] = detail::random_round_format<T::kFormat>(x, (bits >> i) & 1u);
+        flushed |= (r.s[i] == 0) & (x != 0);
+      }
+      if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else {
       for (int i = 0; i < N; ++i) {
         const T p = a.s[i] * b.s[i];
@@ -310,8 +315,13 @@ class Stoch {
     const uint32_t bits = random_bits(ts, N);
     Stoch r;
     if constexpr (kLow) {
-      for (int i = 0; i < N; ++i)
-        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) / double(b.s[i]), (bits >> i) & 1u);
+      bool flushed = false;
+      for (int i = 0; i < N; ++i) {
+        const double x = double(a.s[i]) / double(b.s[i]);
+        r.s[i] = detail::random_round_format<T::kFormat>(x, (bits >> i) & 1u);
+        flushed |= (r.s[i] == 0) & (x != 0);
+      }
+      if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else {
       for (int i = 0; i < N; ++i) {
         const T q = a.s[i] / b.s[i];
@@ -400,12 +410,68 @@ class Stoch {
   }
 
   // ---- exact intrinsics and comparisons ---------------------------------------------------------
+  // Exact functions of each sample. Unstable intrinsic: the samples disagree on the sign (abs) or
+  // on the integer the function returns (floor, ceil, round, trunc, conversions to integers).
   friend SF_ALWAYS_INLINE Stoch fabs(const Stoch& a) {
     Stoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = std::fabs(a.s[i]);
+    bool pos = false, neg = false;
+    for (int i = 0; i < N; ++i) {
+      r.s[i] = std::fabs(a.s[i]);
+      pos |= a.s[i] > 0;
+      neg |= a.s[i] < 0;
+    }
+    if (hot.detect && pos && neg) detail::record_here(Kind::unstable_intrinsic);
     return r;
   }
   friend SF_ALWAYS_INLINE Stoch abs(const Stoch& a) { return fabs(a); }
+
+#define SF_STOCH_INTEGRAL(fn)                                                       \
+  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                \
+    Stoch r;                                                                        \
+    for (int i = 0; i < N; ++i) r.s[i] = std::fn(a.s[i]);                           \
+    if (hot.detect && !detail::all_equal(r.s) && detail::all_finite(r.s))           \
+      detail::record_here(Kind::unstable_intrinsic);                                \
+    return r;                                                                       \
+  }
+  SF_STOCH_INTEGRAL(floor)
+  SF_STOCH_INTEGRAL(ceil)
+  SF_STOCH_INTEGRAL(round)
+  SF_STOCH_INTEGRAL(trunc)
+  SF_STOCH_INTEGRAL(nearbyint)
+#undef SF_STOCH_INTEGRAL
+
+  // Conversion to an integer: the mean's value; unstable when the samples convert differently.
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  SF_ALWAYS_INLINE explicit operator I() const {
+    bool same = true;
+    for (int i = 1; i < N; ++i) same &= static_cast<I>(s[i]) == static_cast<I>(s[0]);
+    if (hot.detect && !same) detail::record_here(Kind::unstable_intrinsic);
+    return static_cast<I>(mean());
+  }
+  // Conversion to the scalar: the mean of the samples.
+  SF_ALWAYS_INLINE explicit operator double() const { return mean(); }
+
+  // fma(a, b, c) = a b + c with one random rounding; the side of the exact value comes from
+  // TwoProd and TwoSum (f64, f32) or from double arithmetic (f16, bf16).
+  friend SF_ALWAYS_INLINE Stoch fma(const Stoch& a, const Stoch& b, const Stoch& c) {
+    auto& ts = hot_state();
+    const uint32_t bits = random_bits(ts, N);
+    Stoch r;
+    for (int i = 0; i < N; ++i) {
+      if constexpr (kLow) {
+        r.s[i] = detail::random_round_format<T::kFormat>(
+            double(a.s[i]) * double(b.s[i]) + double(c.s[i]), (bits >> i) & 1u);
+      } else {
+        const T f = std::fma(a.s[i], b.s[i], c.s[i]);
+        const T ph = a.s[i] * b.s[i], pl = std::fma(a.s[i], b.s[i], -ph);
+        const T sh = ph + c.s[i], sl = detail::two_sum_err(ph, c.s[i], sh);
+        const T e = (sh - f) + (sl + pl);  // sh - f is exact (Sterbenz); the sign is what counts
+        r.s[i] = detail::random_round(f, e, (bits >> i) & 1u);
+      }
+    }
+    if (ts.detect && !detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
+    return r;
+  }
 
   // CADNA semantics: a comparison whose difference is a computational zero is decided as
   // "equal" and, unless the samples tie exactly, reported as unstable branching.

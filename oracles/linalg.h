@@ -1,0 +1,83 @@
+// Linalg oracles: exact dot products, GEMM, attention, cosine similarity, pairwise distance and one
+// Adam step, correctly rounded, with their componentwise condition numbers; and the parameters.
+#pragma once
+
+#include <cmath>
+
+#include "stabfuzz/dtype.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::oracle {
+
+// ---- parameters: the one place their defaults live --------------------------------------------
+// A target reads a parameter as T(value): the value rounded to the input's dtype. The oracle
+// evaluates the exact formula with exactly those rounded values, so that a parameter that is not
+// representable (eps = 1e-8 in f32) is not counted as the target's error.
+inline constexpr double kCosineEpsDefault = 1e-8;
+inline constexpr double kPairwiseEpsDefault = 1e-6;  // torch.nn.functional.pairwise_distance
+inline constexpr double kAdamLrDefault = 1e-3;
+inline constexpr double kAdamBeta1Default = 0.9;
+inline constexpr double kAdamBeta2Default = 0.999;
+inline constexpr double kAdamEpsDefault = 1e-8;
+inline constexpr double kAdamStepDefault = 1;
+
+// scale (default 1/sqrt(d), d = the head dimension) and causal (0 or 1).
+struct AttentionParams {
+  double scale;
+  bool causal;
+};
+inline AttentionParams attention_params(const Input& in, double head_dim) {
+  return {round_to(in.dtype, in.param("scale", 1.0 / std::sqrt(head_dim))),
+          in.param("causal", 0) != 0};
+}
+inline double cosine_eps(const Input& in) {
+  return round_to(in.dtype, in.param("eps", kCosineEpsDefault));
+}
+inline double pairwise_eps(const Input& in) {
+  return round_to(in.dtype, in.param("eps", kPairwiseEpsDefault));
+}
+
+// step is an integer >= 1, exact in every dtype tested (validation keeps it <= 2^24).
+struct AdamParams {
+  double lr, beta1, beta2, eps, step;
+};
+inline AdamParams adam_params(const Input& in) {
+  const DType d = in.dtype;
+  return {round_to(d, in.param("lr", kAdamLrDefault)), round_to(d, in.param("beta1", kAdamBeta1Default)),
+          round_to(d, in.param("beta2", kAdamBeta2Default)), round_to(d, in.param("eps", kAdamEpsDefault)),
+          in.param("step", kAdamStepDefault)};
+}
+
+// ---- oracles -----------------------------------------------------------------------------------
+// Outputs that are exactly 0 get cond 0 when every term they depend on is 0 (any correct kernel
+// returns 0), else +inf (no relative accuracy can be asked of a value that cancels to 0).
+
+// y = sum a_i b_i. cond = 2 sum |a_i b_i| / |y|: perturbing a and b both (Ogita, Rump and Oishi's
+// definition); the pairwise kernel errs by at most (8 + log2 n) u sum |a_i b_i|.
+OracleResult dot(const Input& in);
+
+// C = A B, A [m,k], B [k,n] row-major. Each c_ij is a dot product: cond_ij = 2 sum_l |a_il b_lj|
+// / |c_ij|.
+OracleResult gemm(const Input& in);
+
+// O = softmax(scale Q K^T, masked when causal) V, one head. cond is the componentwise bound
+// (sum_l P_il |V_lj| + 2 sum_l P_il A_il |V_lj - O_ij|) / |O_ij|, A_il = |scale| sum_c |Q_ic K_lc|:
+// the weighted sum's own condition, plus the scores' (dot products, both factors perturbed: the
+// 2) carried through the softmax Jacobian dP_il = P_il (dS_il - sum_r P_ir dS_ir). Within a
+// factor 2 of the exact componentwise value (the K perturbations alone reach the score term).
+OracleResult attention(const Input& in);
+
+// y = a.b / max(|a| |b|, eps). Where |a| |b| >= eps, cond = (sum_i |a^_i b^_i - y a^_i^2| +
+// sum_i |a^_i b^_i - y b^_i^2|) / |y| with a^ = a/|a|, b^ = b/|b| (from dy/da_i = b_i/(|a||b|) -
+// y a_i/|a|^2); below eps y = a.b / eps and cond is the dot product's. A zero vector gives y = 0.
+OracleResult cosine_similarity(const Input& in);
+
+// y = |a - b + eps|_2. cond = sum_i |d_i| (|a_i| + |b_i|) / y^2, d = a - b + eps (eps is a
+// parameter, not perturbed): large where a ~ b and the eps-shifted difference cancels.
+OracleResult pairwise_distance(const Input& in);
+
+// One Adam step (PyTorch's formula), output p'. cond_i from the derivative of p' w.r.t. p, g, m,
+// v; see oracles/linalg_b.cc.
+OracleResult adam(const Input& in);
+
+}  // namespace stabfuzz::oracle

@@ -1,0 +1,46 @@
+// Reduction oracles: exact sums, moments, norms and log-sum-exp scans, with condition numbers.
+#pragma once
+
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::oracle {
+
+// var/std's `unbiased` parameter when an input does not set it: divide by n - 1 (torch.var).
+inline constexpr double kUnbiasedDefault = 1.0;
+
+// y = sum x_i, exact then rounded once. cond = sum |x_i| / |sum x_i|; an exact zero sum gets
+// cond = inf when some x_i != 0 (relative error is unbounded there) and 0 for an all-zero row.
+OracleResult reduce_sum(const Input& in);
+
+// y = sum x_i / n; cond as for the sum (division by n is exact in conditioning).
+OracleResult reduce_mean(const Input& in);
+
+// y_k = sum_{i<=k} x_i; cond_k = sum_{i<=k} |x_i| / |y_k|, zero prefixes as for the sum.
+OracleResult cumsum(const Input& in);
+
+// var = sum (x_i - mean)^2 / (n - unbiased). dvar/dx_i = 2 (x_i - mean) / (n - unbiased) (the
+// mean's own derivative cancels since sum (x_i - mean) = 0), so
+// cond = sum |2 (x_i - mean) x_i| / ((n - unbiased) var): large on mean-shifted rows, the reason
+// the naive E[x^2] - E[x]^2 fails. A constant row has var exactly 0 and cond 0: every correct
+// kernel returns 0 there.
+OracleResult variance(const Input& in);
+
+// std = sqrt(var); cond = cond(var) / 2.
+OracleResult standard_deviation(const Input& in);
+
+// ||x||_2 = sqrt(sum x_i^2); cond = sum x_i^2 / ||x||^2 = 1 (0 for the zero vector).
+OracleResult l2_norm(const Input& in);
+
+// log sum e^(x_i); dy/dx_i = softmax_i, so cond = sum softmax_i |x_i| / |y|. -inf entries add
+// nothing; all -inf gives -inf and a +inf entry gives +inf (cond 0: exact); y = 0 exactly (only
+// x = [0]) gets cond 0.
+OracleResult logsumexp(const Input& in);
+
+// y_k = logsumexp of the prefix x_0..x_k, each with the logsumexp condition number of its prefix.
+OracleResult logcumsumexp(const Input& in);
+
+// y_i = log(e^(a_i) + e^(b_i)) for two rows of equal length; cond_i = (w_a |a_i| + w_b |b_i|) /
+// |y_i| with w the softmax weights of (a_i, b_i).
+OracleResult logaddexp(const Input& in);
+
+}  // namespace stabfuzz::oracle

@@ -1,0 +1,182 @@
+// Stable CPU references of the linalg group (dot, GEMM, attention, cosine similarity, pairwise
+// distance, Adam), each written once as a template over the scalar type.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "oracles/linalg.h"
+#include "stabfuzz/op.h"
+#include "targets/cpu/reduce.h"
+
+namespace stabfuzz::targets {
+
+namespace linalg_detail {
+
+// sum_i a[i sa] b[i sb]: n rounded products, then a pairwise sum; error <= (8 + log2 n) u sum |a b|.
+template <class T>
+T pairwise_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vector<T>& buf) {
+  buf.resize(n);
+  for (size_t i = 0; i < n; ++i) buf[i] = a[i * sa] * b[i * sb];
+  return pairwise_sum(buf.data(), n);
+}
+
+template <class T>
+T max_abs(const T* x, size_t n) {
+  using std::fabs;
+  T m(0);
+  for (size_t i = 0; i < n; ++i)
+    if (fabs(x[i]) > m) m = fabs(x[i]);
+  return m;
+}
+
+// v^2, but an exact or computational zero squares to an exact 0: CESTAC counts the product of two
+// computational zeros as an unstable multiplication, though a term at the noise level cannot move
+// a sum of squares. Natively this is v * v.
+template <class T>
+T square(const T& v) {
+  return v == T(0) ? T(0) : v * v;
+}
+
+inline size_t dim(const std::vector<int64_t>& shape, size_t k) { return static_cast<size_t>(shape.at(k)); }
+
+}  // namespace linalg_detail
+
+// dot/cpu/stable: y = sum a_i b_i, pairwise.
+struct DotStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    std::vector<T> buf;
+    return {linalg_detail::pairwise_dot(a.x[0].data(), 1, a.x[1].data(), 1, a.x[0].size(), buf)};
+  }
+};
+
+// gemm/cpu/stable: every c_ij a pairwise dot product over k (a blocked kernel errs alike).
+struct GemmStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using linalg_detail::dim;
+    const size_t m = dim(a.shape(0), 0), k = dim(a.shape(0), 1), n = dim(a.shape(1), 1);
+    std::vector<T> c(m * n), buf;
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j)
+        c[i * n + j] = linalg_detail::pairwise_dot(a.x[0].data() + i * k, 1, a.x[1].data() + j, n, k, buf);
+    return c;
+  }
+};
+
+// attention/cpu/stable: scores in T (pairwise dots times scale), max-shifted softmax, weighted sum
+// with pairwise sums, one division by the normalizer per output.
+struct AttentionStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using linalg_detail::dim;
+    using std::exp;
+    const size_t s = dim(a.shape(0), 0), d = dim(a.shape(0), 1), t = dim(a.shape(1), 0);
+    const size_t dv = dim(a.shape(2), 1);
+    const auto prm = oracle::attention_params(*a.input, static_cast<double>(d));
+    const T scale = T(prm.scale);
+    const T* q = a.x[0].data();
+    const T* k = a.x[1].data();
+    const T* v = a.x[2].data();
+    std::vector<T> o(s * dv), e(t), w(t), buf;
+    for (size_t i = 0; i < s; ++i) {
+      const size_t tl = prm.causal ? i + 1 : t;
+      for (size_t l = 0; l < tl; ++l) e[l] = linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf) * scale;
+      T m = e[0];
+      for (size_t l = 1; l < tl; ++l)
+        if (e[l] > m) m = e[l];
+      for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l] - m);  // exponents <= 0: no overflow
+      const T z = pairwise_sum(e.data(), tl);                // z >= 1
+      for (size_t j = 0; j < dv; ++j) {
+        for (size_t l = 0; l < tl; ++l) w[l] = e[l] * v[l * dv + j];
+        o[i * dv + j] = pairwise_sum(w.data(), tl) / z;
+      }
+    }
+    return o;
+  }
+};
+
+// cosine_similarity/cpu/stable: both rows scaled by their largest magnitude (no overflow of the
+// norms or their product, no underflow of subnormal rows), then y = c rho with c = a^.b^ /
+// (|a^| |b^|) and rho = min(1, |a| |b| / eps) = hi ((lo / eps) (|a^| |b^|)), where hi >= lo are
+// the two scales: lo / eps (lo^2 < eps below the kink) is a normal number for eps <= 1, so no
+// intermediate under- or overflows where rho itself is representable.
+struct CosineSimilarityStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using linalg_detail::max_abs;
+    using std::sqrt;
+    const size_t n = a.x[0].size();
+    const T* x = a.x[0].data();
+    const T* y = a.x[1].data();
+    const T sa = max_abs(x, n), sb = max_abs(y, n);
+    if (sa == T(0) || sb == T(0)) return {T(0)};  // a zero row: y = 0 (PyTorch: 0 / eps)
+    std::vector<T> hx(n), hy(n), buf(n);
+    for (size_t i = 0; i < n; ++i) {
+      hx[i] = x[i] / sa;
+      hy[i] = y[i] / sb;
+    }
+    for (size_t i = 0; i < n; ++i) buf[i] = hx[i] * hy[i];
+    const T dot = pairwise_sum(buf.data(), n);
+    for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hx[i]);
+    const T na = sqrt(pairwise_sum(buf.data(), n));  // >= 1: the largest entry is exactly +-1
+    for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hy[i]);
+    const T nb = sqrt(pairwise_sum(buf.data(), n));
+    const T eps = T(oracle::cosine_eps(*a.input));
+    const T hi = sa > sb ? sa : sb, lo = sa > sb ? sb : sa;
+    const T nn = na * nb;
+    const T rho = hi * ((lo / eps) * nn);
+    const T c = dot / nn;
+    return {rho >= T(1) ? c : c * rho};
+  }
+};
+
+// pairwise_distance/cpu/stable: d_i = (a_i - b_i) + eps as PyTorch forms it, then the scaled norm
+// s sqrt(sum (d_i / s)^2), s = max |d_i|: no overflow or underflow of the squares.
+struct PairwiseDistanceStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using std::sqrt;
+    const size_t n = a.x[0].size();
+    const T eps = T(oracle::pairwise_eps(*a.input));
+    std::vector<T> d(n);
+    for (size_t i = 0; i < n; ++i) d[i] = (a.x[0][i] - a.x[1][i]) + eps;
+    const T s = linalg_detail::max_abs(d.data(), n);
+    if (s == T(0)) return {T(0)};
+    for (size_t i = 0; i < n; ++i) d[i] = linalg_detail::square(d[i] / s);
+    return {s * sqrt(pairwise_sum(d.data(), n))};
+  }
+};
+
+// adam/cpu/stable: one step of PyTorch's Adam, output p'. The bias corrections 1 - beta^t are
+// formed as -expm1(t log1p(-(1 - beta))) (1 - beta exact for beta >= 1/2): 1 - pow(beta, t)
+// would lose log10(1 / (1 - beta^t)) digits to cancellation for small t and beta near 1.
+struct AdamStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using std::expm1;
+    using std::log1p;
+    using std::sqrt;
+    const auto prm = oracle::adam_params(*a.input);
+    const T lr = T(prm.lr), b1 = T(prm.beta1), b2 = T(prm.beta2), eps = T(prm.eps), t = T(prm.step);
+    const T c1 = T(1) - b1, c2 = T(1) - b2;
+    const T bc1 = prm.beta1 == 0 ? T(1) : -expm1(t * log1p(-c1));
+    const T bc2 = prm.beta2 == 0 ? T(1) : -expm1(t * log1p(-c2));
+    const auto& p = a.x[0];
+    const auto& g = a.x[1];
+    const auto& m = a.x[2];
+    const auto& v = a.x[3];
+    std::vector<T> out(p.size());
+    for (size_t i = 0; i < p.size(); ++i) {
+      const T mi = b1 * m[i] + c1 * g[i];
+      const T vi = b2 * v[i] + c2 * (g[i] * g[i]);
+      const T denom = sqrt(vi / bc2) + eps;
+      out[i] = p[i] - lr * (mi / bc1) / denom;
+    }
+    return out;
+  }
+};
+
+}  // namespace stabfuzz::targets

@@ -1,0 +1,193 @@
+// Normalization and loss reference kernels (log_softmax, norms, losses), each written once over T.
+//
+// Every kernel runs on float, double, Half, BFloat16 and Stoch<...>: unqualified math calls (ADL),
+// constants as T(...), no fma, casts or floor on T. CESTAC counts a product of two exact zeros as
+// an unstable multiplication, so products that can meet 0 x 0 are guarded.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "stabfuzz/op.h"
+#include "targets/cpu/reduce.h"
+
+namespace stabfuzz::targets {
+namespace norm_kernels {
+
+// v^2, but 0 for a zero v without multiplying (a zero adds nothing to a sum of squares).
+template <class T>
+T square(const T& v) {
+  return v == T(0) ? T(0) : v * v;
+}
+
+template <class T>
+T count(size_t n) {
+  return T(static_cast<double>(n));
+}
+
+// The pieces of log-sum-exp with the maximum m = x[k] subtracted: lse = m + l with
+// l = log1p(sum_{j != k} e^(x_j - m)). log1p keeps l accurate when one logit dominates (l << 1),
+// where log(1 + t) would round 1 + t and lose every digit of l.
+template <class T>
+struct ShiftedLse {
+  T m;
+  T l;
+};
+
+template <class T>
+ShiftedLse<T> shifted_lse(const std::vector<T>& x) {
+  using std::exp;
+  using std::log1p;
+  size_t k = 0;
+  for (size_t i = 1; i < x.size(); ++i)
+    if (x[i] > x[k]) k = i;
+  std::vector<T> e(x.size());
+  for (size_t j = 0; j < x.size(); ++j) e[j] = j == k ? T(0) : exp(x[j] - x[k]);  // <= 1
+  return {x[k], log1p(pairwise_sum(e.data(), e.size()))};
+}
+
+// y = c / sqrt(mean(c^2) + eps), scaled so that neither c^2 nor eps / c^2 leaves the range:
+// with S = max(max|c_j|, sqrt(eps)), sigma = S sqrt(mean((c/S)^2) + (eps/S)/S); every term of
+// that sum is <= 1 and the sum is >= min(1/n, ~1), so overflow is impossible and underflow
+// drops only terms below the rounding of the sum. S cancels exactly in exact arithmetic.
+template <class T>
+void scaled_normalize(const std::vector<T>& c, T* y, T eps) {
+  using std::fabs;
+  using std::sqrt;
+  const size_t n = c.size();
+  T s = sqrt(eps);
+  for (const T& v : c)
+    if (fabs(v) > s) s = fabs(v);
+  std::vector<T> w(n);
+  for (size_t j = 0; j < n; ++j) w[j] = square(c[j] / s);
+  const T q = pairwise_sum(w.data(), n) / count<T>(n);
+  const T sigma = s * sqrt(q + (eps / s) / s);
+  for (size_t j = 0; j < n; ++j) y[j] = c[j] / sigma;
+}
+
+// Layer normalization of one row by the corrected two-pass algorithm: mu1 = mean(x),
+// d = x - mu1, mu2 = mean(d), c = d - mu2. The correction mu2 is kept apart from mu1 instead of
+// being folded into a rounded mean: a constant row gives c = 0 exactly, and rows 1e4 + N(0,1)
+// get centred values whose error is u |x - mu| rather than u |mu| (d is exact by Sterbenz).
+template <class T>
+void layer_norm_row(const T* x, T* y, size_t n, T eps) {
+  std::vector<T> d(x, x + n);
+  const T mu1 = pairwise_sum(d.data(), n) / count<T>(n);
+  for (auto& v : d) v = v - mu1;
+  const T mu2 = pairwise_sum(d.data(), n) / count<T>(n);
+  for (auto& v : d) v = v - mu2;
+  scaled_normalize(d, y, eps);
+}
+
+}  // namespace norm_kernels
+
+// log_softmax/cpu/stable: y_i = (x_i - m) - log1p(sum_{j != k} e^(x_j - m)).
+struct LogSoftmaxStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    const auto& x = a.x[0];
+    const auto p = norm_kernels::shifted_lse(x);
+    std::vector<T> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = (x[i] - p.m) - p.l;  // both <= 0: no cancellation
+    return y;
+  }
+};
+
+// cross_entropy/cpu/stable: loss = (m - x_t) + log1p(sum_{j != k} e^(x_j - m)), both terms >= 0.
+struct CrossEntropyStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    const auto& x = a.x[0];
+    const auto t = static_cast<size_t>(a.param("target", 0));
+    const auto p = norm_kernels::shifted_lse(x);
+    return {(p.m - x[t]) + p.l};
+  }
+};
+
+// layer_norm/cpu/stable: corrected two-pass statistics, scaled variance.
+struct LayerNormStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    const auto& x = a.x[0];
+    std::vector<T> y(x.size());
+    norm_kernels::layer_norm_row(x.data(), y.data(), x.size(), T(a.param("eps", 1e-5)));
+    return y;
+  }
+};
+
+// rms_norm/cpu/stable: y = x / sqrt(mean(x^2) + eps) with the scaled sum of squares.
+struct RmsNormStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    const auto& x = a.x[0];
+    std::vector<T> y(x.size());
+    norm_kernels::scaled_normalize(x, y.data(), T(a.param("eps", 1e-6)));
+    return y;
+  }
+};
+
+// batch_norm/cpu/stable: each channel (column of [n, c]) normalized like a layer_norm row.
+struct BatchNormStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    const auto& x = a.x[0];
+    const auto rows = static_cast<size_t>(a.shape(0).at(0));
+    const auto cols = static_cast<size_t>(a.shape(0).at(1));
+    const T eps(a.param("eps", 1e-5));
+    std::vector<T> y(x.size()), col(rows), out(rows);
+    for (size_t c = 0; c < cols; ++c) {
+      for (size_t r = 0; r < rows; ++r) col[r] = x[r * cols + c];
+      norm_kernels::layer_norm_row(col.data(), out.data(), rows, eps);
+      for (size_t r = 0; r < rows; ++r) y[r * cols + c] = out[r];
+    }
+    return y;
+  }
+};
+
+// bce_with_logits/cpu/stable: max(x, 0) - x z + log1p(exp(-|x|)); the first two terms form
+// x (1 - z) >= 0 or -x z >= 0, so the sum never cancels and exp never overflows.
+struct BceWithLogitsStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using std::exp;
+    using std::fabs;
+    using std::log1p;
+    const auto& x = a.x[0];
+    const auto& z = a.x[1];
+    std::vector<T> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      const T xz = (x[i] == T(0) || z[i] == T(0)) ? T(0) : x[i] * z[i];
+      y[i] = ((x[i] > T(0) ? x[i] : T(0)) - xz) + log1p(exp(-fabs(x[i])));
+    }
+    return y;
+  }
+};
+
+// kl_div/cpu/stable: sum_i p_i (log p_i - logq_i) over p_i > 0 (0 log 0 = 0), pairwise sum.
+struct KlDivStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using std::log;
+    const auto& lq = a.x[0];
+    const auto& p = a.x[1];
+    std::vector<T> t(p.size());
+    for (size_t i = 0; i < p.size(); ++i) t[i] = p[i] > T(0) ? p[i] * (log(p[i]) - lq[i]) : T(0);
+    return {pairwise_sum(t.data(), t.size())};
+  }
+};
+
+// entropy/cpu/stable: -sum_i p_i log p_i over p_i > 0; every term is >= 0 for p in [0, 1], so the
+// pairwise sum does not cancel. log(p) of an exact p near 1 is accurate: no log1p needed.
+struct EntropyStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using std::log;
+    const auto& p = a.x[0];
+    std::vector<T> t(p.size());
+    for (size_t i = 0; i < p.size(); ++i) t[i] = p[i] > T(0) ? p[i] * -log(p[i]) : T(0);
+    return {pairwise_sum(t.data(), t.size())};
+  }
+};
+
+}  // namespace stabfuzz::targets

@@ -1,0 +1,262 @@
+// Stable CPU reference reductions: sums, moments, norms and log-sum-exp scans, templated on T.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "oracles/reductions.h"
+#include "stabfuzz/lowp.h"
+#include "stabfuzz/op.h"
+#include "targets/cpu/reduce.h"
+
+namespace stabfuzz::targets {
+
+namespace reduce_detail {
+
+// The binary format of a scalar type (double, float, Half, BFloat16, or Stoch over one of them).
+template <class T>
+struct FormatOf;
+template <>
+struct FormatOf<double> {
+  static constexpr const Format& value = kF64;
+};
+template <>
+struct FormatOf<float> {
+  static constexpr const Format& value = kF32;
+};
+template <const Format& F>
+struct FormatOf<LowFloat<F>> {
+  static constexpr const Format& value = F;
+};
+template <class T, int N>
+struct FormatOf<Stoch<T, N>> : FormatOf<T> {};
+
+// v^2, except that an exact or computational zero squares to an exact 0: CESTAC counts the square
+// of a computational zero as an unstable multiplication (a self-validation failure), though a
+// term at the noise level cannot move a sum of squares. In native arithmetic this is v * v.
+template <class T>
+T square(const T& v) {
+  return v == T(0) ? T(0) : v * v;
+}
+
+template <class T>
+T max_abs(const std::vector<T>& x) {
+  using std::fabs;
+  T m(0);
+  for (const T& v : x)
+    if (fabs(v) > m) m = fabs(v);
+  return m;
+}
+
+// v * 2^k in steps whose factors are representable; exact unless the result over- or underflows.
+template <class T>
+T scale_pow2(T v, long k) {
+  constexpr const Format& f = FormatOf<T>::value;
+  constexpr long kHi = f.emax, kLo = f.emin - f.p + 1;  // exponents of 2^emax and denorm_min
+  // The partial step goes first, so a result that underflows is rounded once, at the end.
+  while (k > kHi || k < kLo) {
+    const long step = k > kHi ? std::min(k - kHi, kHi) : std::max(k - kLo, kLo);
+    v = v * T(std::ldexp(1.0, static_cast<int>(step)));
+    k -= step;
+  }
+  return v * T(std::ldexp(1.0, static_cast<int>(k)));
+}
+
+// k with m * 2^k in [1, 2), for finite m > 0. Inputs are exact, so every comparison is exact.
+template <class T>
+long pow2_exponent(T m) {
+  constexpr int kStep = FormatOf<T>::value.emax / 2;
+  const T big = T(std::ldexp(1.0, kStep)), small = T(std::ldexp(1.0, -kStep));
+  long k = 0;
+  while (m >= big) {
+    m = m * small;
+    k -= kStep;
+  }
+  while (m >= T(2)) {
+    m = m * T(0.5);
+    --k;
+  }
+  while (m < small) {
+    m = m * big;
+    k += kStep;
+  }
+  while (m < T(1)) {
+    m = m * T(2);
+    ++k;
+  }
+  return k;
+}
+
+// Exponent that keeps every partial sum of x finite: -g once max|x| >= 2^(emax - g), g = 32 (f64,
+// f32), so that 2^24 terms cannot overflow; 0 otherwise (no scaling, no rounding). Only entries
+// below 2^(emin + g) lose bits then, a loss ~2^-2000 (f64) or ~2^-180 (f32) of sum |x|.
+template <class T>
+long overflow_guard(const std::vector<T>& x) {
+  constexpr const Format& f = FormatOf<T>::value;
+  constexpr int g = f.emax / 2 < 32 ? f.emax / 2 : 32;
+  return max_abs(x) >= T(std::ldexp(1.0, f.emax - g)) ? -g : 0;
+}
+
+// In-place inclusive scan by recursive pairing: each output is a tree of at most
+// 2 ceil(log2 n) applications of `op`, so errors grow like log n rather than n.
+template <class T, class Op>
+void tree_scan(std::vector<T>& v, const Op& op) {
+  const size_t n = v.size();
+  if (n <= 1) return;
+  std::vector<T> z(n / 2);
+  for (size_t j = 0; j < n / 2; ++j) z[j] = op(v[2 * j], v[2 * j + 1]);
+  tree_scan(z, op);  // z[j] = v[0] op ... op v[2j + 1]
+  for (size_t i = 1; i < n; ++i) v[i] = (i % 2 == 1) ? z[i / 2] : op(z[i / 2 - 1], v[i]);
+}
+
+// log(e^a + e^b) = max + log1p(e^-|a - b|): no overflow, no loss for a result near 0.
+template <class T>
+T log_add_exp(const T& a, const T& b) {
+  using std::exp;
+  using std::isinf;
+  using std::log1p;
+  T hi = a, lo = b;
+  if (b > a) {
+    hi = b;
+    lo = a;
+  }
+  if (isinf(hi)) return hi;  // +inf, or -inf when both are -inf (their difference is NaN)
+  return hi + log1p(exp(lo - hi));
+}
+
+}  // namespace reduce_detail
+
+// sum/cpu/stable: pairwise sum, prescaled by 2^-32 when the terms are near overflow.
+struct SumStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using namespace reduce_detail;
+    std::vector<T> x = a.x.at(0);
+    const long k = overflow_guard(x);
+    for (auto& v : x) v = scale_pow2(v, k);
+    return {scale_pow2(pairwise_sum(x.data(), x.size()), -k)};
+  }
+};
+
+// mean/cpu/stable: the stable sum divided by n; unscaled last, so |mean| <= max|x| stays finite.
+struct MeanStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using namespace reduce_detail;
+    std::vector<T> x = a.x.at(0);
+    const long k = overflow_guard(x);
+    for (auto& v : x) v = scale_pow2(v, k);
+    const T s = pairwise_sum(x.data(), x.size()) / T(static_cast<double>(x.size()));
+    return {scale_pow2(s, -k)};
+  }
+};
+
+// var/cpu/stable and std/cpu/stable: corrected two-pass algorithm (Chan, Golub & LeVeque 1983)
+// on data scaled by a power of two into [1, 2): the mean is taken around x_0 (exact shifts for
+// mean-shifted rows), and sum((x - m)^2) - (sum(x - m))^2 / n cancels the mean's rounding error
+// to first order. The scaling keeps var of 1e20 (f32) and std of 1e-200 (f64) in range.
+template <bool kStd>
+struct VarianceStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using namespace reduce_detail;
+    using std::fabs;
+    using std::sqrt;
+    const std::vector<T>& x = a.x.at(0);
+    const size_t n = x.size();
+    const double correction = a.param("unbiased", oracle::kUnbiasedDefault);
+    const T m = max_abs(x);
+    if (m == T(0)) return {T(0)};
+    const long k = pow2_exponent(m);
+    std::vector<T> xs(n), d(n);
+    for (size_t i = 0; i < n; ++i) xs[i] = scale_pow2(x[i], k);
+    for (size_t i = 0; i < n; ++i) d[i] = xs[i] - xs[0];
+    const T nn = T(static_cast<double>(n));
+    const T mean = xs[0] + pairwise_sum(d.data(), n) / nn;
+    for (size_t i = 0; i < n; ++i) d[i] = xs[i] - mean;
+    const T s1 = pairwise_sum(d.data(), n);
+    for (auto& v : d) v = square(v);
+    const T s2 = pairwise_sum(d.data(), n);
+    T v = (s2 - square(s1) / nn) / T(static_cast<double>(n) - correction);
+    v = (v + fabs(v)) * T(0.5);  // max(v, 0) sample by sample: var >= 0 although s2 - s1^2/n rounds
+    return {kStd ? scale_pow2(sqrt(v), -k) : scale_pow2(v, -2 * k)};
+  }
+};
+
+// l2_norm/cpu/stable: sqrt of a pairwise sum of squares of x * 2^k, max|x| * 2^k in [1, 2)
+// (LAPACK nrm2's scaling, by an exact power of two): no overflow for f32 |x| > 1.8e19, no
+// underflow for tiny x.
+struct L2NormStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using namespace reduce_detail;
+    using std::sqrt;
+    std::vector<T> x = a.x.at(0);
+    const T m = max_abs(x);
+    if (m == T(0)) return {T(0)};
+    const long k = pow2_exponent(m);
+    for (auto& v : x) v = square(scale_pow2(v, k));
+    return {scale_pow2(sqrt(pairwise_sum(x.data(), x.size())), -k)};
+  }
+};
+
+// logsumexp/cpu/stable: m + log1p(sum_{i != argmax} e^(x_i - m)); log1p keeps a result near 0
+// (one dominant logit near 0) accurate, where log(1 + t) would lose it.
+struct LogSumExpStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using std::exp;
+    using std::isinf;
+    using std::log1p;
+    const std::vector<T>& x = a.x.at(0);
+    size_t k = 0;
+    for (size_t i = 1; i < x.size(); ++i)
+      if (x[i] > x[k]) k = i;
+    const T m = x[k];
+    if (isinf(m)) return {m};  // all -inf gives -inf; a +inf entry gives +inf
+    std::vector<T> e;
+    e.reserve(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      if (i != k) e.push_back(exp(x[i] - m));  // every exponent <= 0: no overflow
+    return {m + log1p(pairwise_sum(e.data(), e.size()))};
+  }
+};
+
+// cumsum/cpu/stable: tree scan of +, prescaled like the sum.
+struct CumSumStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    using namespace reduce_detail;
+    std::vector<T> x = a.x.at(0);
+    const long k = overflow_guard(x);
+    for (auto& v : x) v = scale_pow2(v, k);
+    tree_scan(x, [](const T& p, const T& q) { return p + q; });
+    for (auto& v : x) v = scale_pow2(v, -k);
+    return x;
+  }
+};
+
+// logcumsumexp/cpu/stable: tree scan of the stable log-add-exp.
+struct LogCumSumExpStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    std::vector<T> x = a.x.at(0);
+    reduce_detail::tree_scan(x, [](const T& p, const T& q) { return reduce_detail::log_add_exp(p, q); });
+    return x;
+  }
+};
+
+// logaddexp/cpu/stable: elementwise max + log1p(exp(-|a - b|)).
+struct LogAddExpStable {
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    const std::vector<T>&x = a.x.at(0), &y = a.x.at(1);
+    std::vector<T> out(x.size());
+    for (size_t i = 0; i < x.size(); ++i) out[i] = reduce_detail::log_add_exp(x[i], y[i]);
+    return out;
+  }
+};
+
+}  // namespace stabfuzz::targets

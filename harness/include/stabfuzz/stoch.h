@@ -52,21 +52,41 @@ SF_ALWAYS_INLINE int exponent_field(T x) {
       std::is_same_v<T, double> ? 0x7ff : 0xff));
 }
 
-// The neighbour of finite r on the side given by the sign of e (e != 0).
-template <class T>
-SF_ALWAYS_INLINE T step_toward(T r, T e) {
-  if (r == 0) return std::copysign(std::numeric_limits<T>::denorm_min(), e);
-  auto b = std::bit_cast<Bits<T>>(r);
-  b += ((r > 0) == (e > 0)) ? Bits<T>{1} : static_cast<Bits<T>>(-1);
-  return std::bit_cast<T>(b);
-}
-
-// r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf;
-// the result is r when it is already the chosen directed rounding.
+// r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf:
+// the result moves to r's neighbour on e's side when that is the chosen directed rounding.
+// Branch-free (integer selects): the direction is random, so a branch would mispredict half the
+// time. NaN or zero e never moves; r = max finite moving up gives inf, as rounding up must.
 template <class T>
 SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
-  const bool move = up ? (e > 0) : (e < 0);
-  return (move && std::isfinite(r)) ? step_toward(r, e) : r;
+  using B = Bits<T>;
+  constexpr B kSign = B{1} << (sizeof(B) * 8 - 1);
+  const B rb = std::bit_cast<B>(r), eb = std::bit_cast<B>(e);
+  // Infinite r never moves: every sample of an overflow agrees on inf, as in round to nearest.
+  const bool move = (up ? (e > 0) : (e < 0)) & ((rb & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity()));
+  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);   // away from zero: +1 ulp
+  B stepped = rb + same_sign + same_sign - 1;                       // else -1 ulp
+  stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;                // 0: smallest subnormal
+  return std::bit_cast<T>(move ? stepped : rb);
+}
+
+// A result whose exact side is unknown (libm's double functions, within ~1 ulp): kept with
+// probability 1/2, else moved one ulp up or down at random. Its spread matches random rounding's.
+template <class T>
+SF_ALWAYS_INLINE T random_perturb(T r, uint32_t bits2) {
+  const T dir = (bits2 & 2u) ? T(1) : T(-1);
+  return random_round(r, (bits2 & 1u) ? dir : T(0), (bits2 & 2u) ? 1u : 0u);
+}
+
+// Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)
+// implies sqrt(N)|mean| > tau sigma for N = 3 (and for every larger N); exact values pass it.
+template <int N, class T>
+SF_ALWAYS_INLINE bool clearly_nonzero(const T* s) {
+  T mn = s[0], mx = s[0];
+  for (int i = 1; i < N; ++i) {
+    mn = s[i] < mn ? s[i] : mn;
+    mx = s[i] > mx ? s[i] : mx;
+  }
+  return std::fabs(s[0]) > T(4.05) * (mx - mn);
 }
 
 template <class T>
@@ -75,23 +95,23 @@ SF_ALWAYS_INLINE T two_sum_err(T a, T b, T s) {
   return (a - (s - bb)) + (b - bb);
 }
 
-template <class T, int N>
-SF_ALWAYS_INLINE bool all_finite(const T (&s)[N]) {
+template <int N, class T>
+SF_ALWAYS_INLINE bool all_finite(const T* s) {
   T acc = 0;
   for (int i = 0; i < N; ++i) acc += s[i] - s[i];  // NaN as soon as one sample is not finite
   return acc == 0;
 }
 
-template <class T, int N>
-SF_ALWAYS_INLINE bool all_equal(const T (&s)[N]) {
+template <int N, class T>
+SF_ALWAYS_INLINE bool all_equal(const T* s) {
   bool eq = true;
   for (int i = 1; i < N; ++i) eq &= (s[i] == s[0]);
   return eq;
 }
 
 // computational_zero for samples whose squares leave the double range: scale by a power of two.
-template <class T, int N>
-bool computational_zero_scaled(const T (&s)[N]) {
+template <int N, class T>
+bool computational_zero_scaled(const T* s) {
   long double m = 0;
   for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
   if (m == 0) return true;
@@ -106,8 +126,8 @@ bool computational_zero_scaled(const T (&s)[N]) {
 }
 
 // Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(N)|mean| <= tau * sigma.
-template <class T, int N>
-SF_ALWAYS_INLINE bool computational_zero(const T (&s)[N]) {
+template <int N, class T>
+SF_ALWAYS_INLINE bool computational_zero(const T* s) {
   using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
   W mean = 0;
   for (int i = 0; i < N; ++i) mean += static_cast<W>(s[i]);
@@ -123,20 +143,20 @@ SF_ALWAYS_INLINE bool computational_zero(const T (&s)[N]) {
   const W rhs = kTau2 * ss;
   // Squares of |values| beyond ~1e+-150 over- or underflow in double: rescale (rare path).
   if (!(lhs <= W(1e300) && rhs <= W(1e300)) || (lhs < W(1e-280) && rhs < W(1e-280)))
-    return computational_zero_scaled(s);
+    return computational_zero_scaled<N>(s);
   return lhs <= rhs;
 }
 
 // Number of exact significant decimal digits: C = log10(sqrt(N)|mean| / (tau sigma)), capped at
 // the format's precision; 0 for a computational zero; the full precision when all samples agree.
-template <class T, int N>
-double digits(const T (&s)[N], int precision = std::numeric_limits<T>::digits) {
+template <int N, class T>
+double digits(const T* s, int precision = std::numeric_limits<T>::digits) {
   const double full = -std::log10(std::ldexp(1.0, -precision));
   bool any_nonfinite = false;
   for (int i = 0; i < N; ++i) any_nonfinite |= !std::isfinite(s[i]);
-  if (any_nonfinite) return all_equal(s) && !std::isnan(s[0]) ? full : 0.0;
-  if (all_equal(s)) return s[0] == 0 ? 0.0 : full;
-  if (computational_zero(s)) return 0.0;
+  if (any_nonfinite) return all_equal<N>(s) && !std::isnan(s[0]) ? full : 0.0;
+  if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
+  if (computational_zero<N>(s)) return 0.0;
   long double m = 0;
   for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
   const long double scale = std::ldexp(1.0L, -std::ilogb(m));  // squares stay in range
@@ -155,8 +175,8 @@ double digits(const T (&s)[N], int precision = std::numeric_limits<T>::digits) {
 
 // Where a NaN or Inf is born, and whether the samples disagree on it. `a`, `b`: the operands
 // (nullptr when absent).
-template <class T, int N>
-void classify_nonfinite(const T (&r)[N], const T* a, const T* b, uintptr_t site) {
+template <int N, class T>
+void classify_nonfinite(const T* r, const T* a, const T* b, uintptr_t site) {
   bool div = false;
   for (int i = 1; i < N; ++i) {
     const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
@@ -177,21 +197,21 @@ void classify_nonfinite(const T (&r)[N], const T* a, const T* b, uintptr_t site)
   if (!ops_nan && res_nan) record_at(Kind::invalid_operation, site);
 }
 
-template <class T, int N>
-SF_SLOW_PATH void check_sum(const T (&a)[N], const T (&b)[N], const T (&r)[N], int precision) {
+template <int N, class T>
+SF_SLOW_PATH void check_sum(const T* a, const T* b, const T* r, int precision) {
   const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-  if (!all_finite(r)) return classify_nonfinite(r, a, b, site);
-  if (all_equal(r)) return;  // no noise in the result: nothing was lost
+  if (!all_finite<N>(r)) return classify_nonfinite<N>(r, a, b, site);
+  if (all_equal<N>(r)) return;  // no noise in the result: nothing was lost
   const double full = -std::log10(std::ldexp(1.0, -precision));
-  const double da = all_equal(a) ? full : digits(a, precision);
-  const double db = all_equal(b) ? full : digits(b, precision);
-  const double dr = digits(r, precision);
+  const double da = all_equal<N>(a) ? full : digits<N>(a, precision);
+  const double db = all_equal<N>(b) ? full : digits<N>(b, precision);
+  const double dr = digits<N>(r, precision);
   if ((da < db ? da : db) - dr >= hot.cancel_digits) record_at(Kind::cancellation, site);
 }
 
-template <class T, int N>
-SF_SLOW_PATH void check_nonfinite(const T (&r)[N], const T* a, const T* b = nullptr) {
-  classify_nonfinite(r, a, b, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+template <int N, class T>
+SF_SLOW_PATH void check_nonfinite(const T* r, const T* a, const T* b = nullptr) {
+  classify_nonfinite<N>(r, a, b, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
 SF_SLOW_PATH inline void record_here(Kind k) {
@@ -240,12 +260,15 @@ class Stoch {
   static constexpr int kSamples = N;
   static constexpr int kPrecision = Traits::kPrecision;
 
-  Sample s[N];
+  // Samples live in kLanes >= N slots (3 -> 4) so that each operation is one SIMD instruction
+  // over a full vector; lanes past N are extra random samples that the statistics ignore.
+  static constexpr int kLanes = N == 3 ? 4 : N;
+  alignas(kLanes * sizeof(Sample) <= 32 ? kLanes * sizeof(Sample) : 32) Sample s[kLanes];
 
   SF_ALWAYS_INLINE Stoch() : s{} {}
   // An exact value: every sample equal (constants and inputs carry no rounding noise).
   SF_ALWAYS_INLINE Stoch(T v) {  // NOLINT(google-explicit-constructor): numeric literal use
-    for (int i = 0; i < N; ++i) s[i] = static_cast<Sample>(v);
+    for (int i = 0; i < kLanes; ++i) s[i] = static_cast<Sample>(v);
   }
   template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0>
   SF_ALWAYS_INLINE Stoch(U v) : Stoch(static_cast<T>(v)) {}  // NOLINT
@@ -256,21 +279,21 @@ class Stoch {
     for (int i = 0; i < N; ++i) m += s[i];
     return static_cast<double>(m / N);
   }
-  double digits() const { return detail::digits(s, kPrecision); }
+  double digits() const { return detail::digits<N>(s, kPrecision); }
   bool computational_zero() const {
-    return detail::all_equal(s) ? s[0] == 0 : detail::computational_zero(s);
+    return detail::all_equal<N>(s) ? s[0] == 0 : detail::computational_zero<N>(s);
   }
 
   // ---- arithmetic ------------------------------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch operator+(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, N);
+    const uint32_t bits = random_bits(ts, kLanes);
     Stoch r;
     if constexpr (kLow) {
-      for (int i = 0; i < N; ++i)
+      for (int i = 0; i < kLanes; ++i)
         r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]), (bits >> i) & 1u);
     } else {
-      for (int i = 0; i < N; ++i) {
+      for (int i = 0; i < kLanes; ++i) {
         const T x = a.s[i] + b.s[i];
         r.s[i] = detail::random_round(x, detail::two_sum_err(a.s[i], b.s[i], x), (bits >> i) & 1u);
       }
@@ -280,50 +303,50 @@ class Stoch {
   }
   friend SF_ALWAYS_INLINE Stoch operator-(const Stoch& a) {
     Stoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = -a.s[i];
+    for (int i = 0; i < kLanes; ++i) r.s[i] = -a.s[i];
     return r;
   }
   friend SF_ALWAYS_INLINE Stoch operator-(const Stoch& a, const Stoch& b) { return a + (-b); }
 
   friend SF_ALWAYS_INLINE Stoch operator*(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, N);
+    const uint32_t bits = random_bits(ts, kLanes);
     Stoch r;
     if constexpr (kLow) {
       bool flushed = false;
-      for (int i = 0; i < N; ++i) {
+      for (int i = 0; i < kLanes; ++i) {
         const double x = double(a.s[i]) * double(b.s[i]);
         r.s[i] = detail::random_round_format<T::kFormat>(x, (bits >> i) & 1u);
         flushed |= (r.s[i] == 0) & (x != 0);
       }
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else {
-      for (int i = 0; i < N; ++i) {
+      for (int i = 0; i < kLanes; ++i) {
         const T p = a.s[i] * b.s[i];
         r.s[i] = detail::random_round(p, std::fma(a.s[i], b.s[i], -p), (bits >> i) & 1u);
       }
     }
     if (ts.detect) {
       if (a.zero_fast() && b.zero_fast()) detail::record_here(Kind::unstable_multiplication);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
+      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     }
     return r;
   }
 
   friend SF_ALWAYS_INLINE Stoch operator/(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, N);
+    const uint32_t bits = random_bits(ts, kLanes);
     Stoch r;
     if constexpr (kLow) {
       bool flushed = false;
-      for (int i = 0; i < N; ++i) {
+      for (int i = 0; i < kLanes; ++i) {
         const double x = double(a.s[i]) / double(b.s[i]);
         r.s[i] = detail::random_round_format<T::kFormat>(x, (bits >> i) & 1u);
         flushed |= (r.s[i] == 0) & (x != 0);
       }
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else {
-      for (int i = 0; i < N; ++i) {
+      for (int i = 0; i < kLanes; ++i) {
         const T q = a.s[i] / b.s[i];
         const T rem = std::fma(-q, b.s[i], a.s[i]);  // a - q b, exact
         r.s[i] = detail::random_round(q, b.s[i] > 0 ? rem : -rem, (bits >> i) & 1u);
@@ -331,7 +354,7 @@ class Stoch {
     }
     if (ts.detect) {
       if (b.zero_fast()) detail::record_here(Kind::unstable_division);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
+      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     }
     return r;
   }
@@ -344,21 +367,20 @@ class Stoch {
   // ---- elementary functions ---------------------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch sqrt(const Stoch& a) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, N);
+    const uint32_t bits = random_bits(ts, kLanes);
     Stoch r;
     if constexpr (kLow) {
-      for (int i = 0; i < N; ++i)
+      for (int i = 0; i < kLanes; ++i)
         r.s[i] = detail::random_round_format<T::kFormat>(std::sqrt(double(a.s[i])), (bits >> i) & 1u);
     } else {
-      for (int i = 0; i < N; ++i) {
+      for (int i = 0; i < kLanes; ++i) {
         const T q = std::sqrt(a.s[i]);
         r.s[i] = detail::random_round(q, std::fma(-q, q, a.s[i]), (bits >> i) & 1u);
       }
     }
     if (ts.detect) {
-      if (!detail::all_equal(a.s) && detail::computational_zero(a.s))
-        detail::record_here(Kind::unstable_function);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s);
+      if (a.noisy_zero()) detail::record_here(Kind::unstable_function);
+      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);
     }
     return r;
   }
@@ -366,19 +388,24 @@ class Stoch {
 #define SF_STOCH_ELEMENTARY(fn, zero_is_unstable)                                          \
   friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                      \
     auto& ts = hot_state();                                                               \
-    const uint32_t bits = random_bits(ts, N);                                             \
+    const uint32_t bits = random_bits(ts, 2 * N);                                         \
     Stoch r;                                                                              \
-    for (int i = 0; i < N; ++i) r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> i) & 1u); \
+    if (detail::all_equal<N>(a.s)) { /* exact argument: evaluate once */                    \
+      const Wide w = std::fn(widen(a.s[0]));                                              \
+      for (int i = 0; i < N; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);         \
+    } else {                                                                              \
+      for (int i = 0; i < N; ++i) r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> (2 * i)) & 3u); \
+    }                                                                                     \
+    for (int i = N; i < kLanes; ++i) r.s[i] = r.s[0]; /* libm calls only for real samples */ \
     if (ts.detect) {                                                                      \
-      if ((zero_is_unstable) && !detail::all_equal(a.s) && detail::computational_zero(a.s)) \
-        detail::record_here(Kind::unstable_function);                                     \
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s);                    \
+      if ((zero_is_unstable) && a.noisy_zero()) detail::record_here(Kind::unstable_function); \
+      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);                    \
     }                                                                                     \
     return r;                                                                             \
   }
-  // The wider format (double for float, x87 long double for double) decides the side of the exact
-  // result; libm's long double functions are accurate to ~1 ulp of 64 bits, far below the 53-bit
-  // rounding decision except in rare near-ties.
+  // Elementary functions of float, f16 and bf16 samples are evaluated in double, whose result
+  // decides the exact value's side; for double samples, libm's result is perturbed at random
+  // (random_perturb): x87 long double would decide the side but costs ~100 ns per call here.
   SF_STOCH_ELEMENTARY(exp, false)
   SF_STOCH_ELEMENTARY(expm1, false)
   SF_STOCH_ELEMENTARY(log, true)
@@ -397,14 +424,14 @@ class Stoch {
   // pow: unstable when the base is a computational zero or the exponent is noise.
   friend SF_ALWAYS_INLINE Stoch pow(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, N);
+    const uint32_t bits = random_bits(ts, 2 * N);
     Stoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> i) & 1u);
+    for (int i = 0; i < N; ++i)
+      r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> (2 * i)) & 3u);
+    for (int i = N; i < kLanes; ++i) r.s[i] = r.s[0];
     if (ts.detect) {
-      if ((!detail::all_equal(a.s) && detail::computational_zero(a.s)) ||
-          (!detail::all_equal(b.s) && detail::computational_zero(b.s)))
-        detail::record_here(Kind::unstable_power);
-      if (!detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
+      if (a.noisy_zero() || b.noisy_zero()) detail::record_here(Kind::unstable_power);
+      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     }
     return r;
   }
@@ -415,7 +442,7 @@ class Stoch {
   friend SF_ALWAYS_INLINE Stoch fabs(const Stoch& a) {
     Stoch r;
     bool pos = false, neg = false;
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < kLanes; ++i) {
       r.s[i] = std::fabs(a.s[i]);
       pos |= a.s[i] > 0;
       neg |= a.s[i] < 0;
@@ -428,8 +455,8 @@ class Stoch {
 #define SF_STOCH_INTEGRAL(fn)                                                       \
   friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                \
     Stoch r;                                                                        \
-    for (int i = 0; i < N; ++i) r.s[i] = std::fn(a.s[i]);                           \
-    if (hot.detect && !detail::all_equal(r.s) && detail::all_finite(r.s))           \
+    for (int i = 0; i < kLanes; ++i) r.s[i] = std::fn(a.s[i]);                           \
+    if (hot.detect && !detail::all_equal<N>(r.s) && detail::all_finite<N>(r.s))           \
       detail::record_here(Kind::unstable_intrinsic);                                \
     return r;                                                                       \
   }
@@ -455,9 +482,9 @@ class Stoch {
   // TwoProd and TwoSum (f64, f32) or from double arithmetic (f16, bf16).
   friend SF_ALWAYS_INLINE Stoch fma(const Stoch& a, const Stoch& b, const Stoch& c) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, N);
+    const uint32_t bits = random_bits(ts, kLanes);
     Stoch r;
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < kLanes; ++i) {
       if constexpr (kLow) {
         r.s[i] = detail::random_round_format<T::kFormat>(
             double(a.s[i]) * double(b.s[i]) + double(c.s[i]), (bits >> i) & 1u);
@@ -469,7 +496,7 @@ class Stoch {
         r.s[i] = detail::random_round(f, e, (bits >> i) & 1u);
       }
     }
-    if (ts.detect && !detail::all_finite(r.s)) detail::check_nonfinite(r.s, a.s, b.s);
+    if (ts.detect && !detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     return r;
   }
 
@@ -506,19 +533,26 @@ class Stoch {
 
   // Elementary functions are evaluated in a wider format (double for float, f16 and bf16; x87
   // long double for double) whose result decides the side of the exact value.
-  using Wide = std::conditional_t<std::is_same_v<T, double>, long double, double>;
+  using Wide = double;
   static SF_ALWAYS_INLINE Wide widen(Sample x) { return static_cast<Wide>(x); }
-  static SF_ALWAYS_INLINE Sample round_wide(Wide w, uint32_t up) {
+  // bits2: two random bits (bit 1 is the rounding direction).
+  static SF_ALWAYS_INLINE Sample round_wide(Wide w, uint32_t bits2) {
     if constexpr (kLow) {
-      return detail::random_round_format<T::kFormat>(static_cast<double>(w), up);
+      return detail::random_round_format<T::kFormat>(w, bits2 >> 1);
+    } else if constexpr (std::is_same_v<T, double>) {
+      return detail::random_perturb(w, bits2);
     } else {
       const T x = static_cast<T>(w);
-      return detail::random_round(x, static_cast<T>(w - static_cast<Wide>(x)), up);
+      return detail::random_round(x, static_cast<T>(w - static_cast<Wide>(x)), bits2 >> 1);
     }
   }
 
   SF_ALWAYS_INLINE bool zero_fast() const {
-    return detail::all_equal(s) ? s[0] == 0 : detail::computational_zero(s);
+    return !detail::clearly_nonzero<N>(s) && detail::computational_zero<N>(s);
+  }
+  // A computational zero whose samples disagree: noise, not an exact zero.
+  SF_ALWAYS_INLINE bool noisy_zero() const {
+    return !detail::clearly_nonzero<N>(s) && !detail::all_equal<N>(s) && detail::computational_zero<N>(s);
   }
 
   static SF_ALWAYS_INLINE void check_add_fast(const Stoch& a, const Stoch& b, const Stoch& r,
@@ -526,8 +560,8 @@ class Stoch {
     using detail::exponent_field;
     const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
     const int er = exponent_field(r.s[0]);
-    if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite(r.s))
-      detail::check_sum(a.s, b.s, r.s, kPrecision);
+    if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite<N>(r.s))
+      detail::check_sum<N>(a.s, b.s, r.s, kPrecision);
   }
 
   // -1, 0, +1 from the samples' mean difference; 0 when the difference is noise.
@@ -541,7 +575,7 @@ class Stoch {
     }
     if (tie) return 0;
     if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
-    if (detail::computational_zero(d)) {
+    if (!detail::clearly_nonzero<N>(d) && detail::computational_zero<N>(d)) {
       if (hot.detect) detail::record_here(Kind::unstable_branching);
       return 0;
     }

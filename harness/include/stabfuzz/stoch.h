@@ -19,6 +19,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <immintrin.h>
+
 #include "stabfuzz/cestac.h"
 #include "stabfuzz/lowp.h"
 
@@ -218,6 +220,67 @@ SF_SLOW_PATH inline void record_here(Kind k) {
   record_at(k, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
+// ---- SIMD kernels: four lanes of float or double, every step one vector instruction -----------
+template <class T>
+struct Simd4 {
+  using I = std::conditional_t<std::is_same_v<T, double>, int64_t, int32_t>;
+  using V = T __attribute__((vector_size(4 * sizeof(T))));
+  using M = I __attribute__((vector_size(4 * sizeof(T))));  // lane masks: -1 or 0
+  static constexpr I kSign = std::numeric_limits<I>::min();
+  static constexpr I kInfBits = std::is_same_v<T, double> ? I(0x7ff0000000000000LL) : I(0x7f800000);
+
+  static SF_ALWAYS_INLINE V load(const T* p) {
+    V v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static SF_ALWAYS_INLINE void store(T* p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+  // Lane i is all ones when bit i of `bits` is set.
+  static SF_ALWAYS_INLINE M lanes(uint32_t bits) {
+    const M sel = {1, 2, 4, 8};
+    const M b = {I(bits), I(bits), I(bits), I(bits)};
+    return (b & sel) != 0;
+  }
+  static SF_ALWAYS_INLINE V fma(V a, V b, V c) {
+#if defined(__FMA__)
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+    } else {
+      return (V)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
+    }
+#else
+    V r;
+    for (int i = 0; i < 4; ++i) r[i] = std::fma(a[i], b[i], c[i]);
+    return r;
+#endif
+  }
+  static SF_ALWAYS_INLINE V sqrt(V a) {
+#if defined(__AVX__)
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_sqrt_pd((__m256d)a);
+    } else {
+      return (V)_mm_sqrt_ps((__m128)a);
+    }
+#else
+    V r;
+    for (int i = 0; i < 4; ++i) r[i] = std::sqrt(a[i]);
+    return r;
+#endif
+  }
+  // random_round on four lanes: x = RN(exact), e has the sign of exact - x, `up` the lanes
+  // rounding toward +inf. Branch-free; infinite x never moves.
+  static SF_ALWAYS_INLINE V random_round(V x, V e, M up) {
+    const M rb = (M)x, eb = (M)e;
+    M move = (up & (e > 0)) | (~up & (e < 0));
+    move &= (rb & ~kSign) < kInfBits;
+    const M same = (rb ^ eb) >= 0;
+    M stepped = rb + ((same & 2) - 1);
+    const M zero = x == 0;
+    stepped = (zero & ((eb & kSign) | 1)) | (~zero & stepped);
+    return (V)((move & stepped) | (~move & rb));
+  }
+};
+
 // Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact
 // values of the format.
 template <class T>
@@ -253,6 +316,7 @@ class Stoch {
   static_assert(N >= 2 && N <= 16, "2 <= N <= 16 samples");
   using Traits = detail::SampleTraits<T>;
   static constexpr bool kLow = Traits::kLow;
+  static constexpr bool kSimd = !kLow && (N == 3 || N == 4);  // four lanes of float or double
 
  public:
   using value_type = T;
@@ -292,6 +356,12 @@ class Stoch {
     if constexpr (kLow) {
       for (int i = 0; i < kLanes; ++i)
         r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]), (bits >> i) & 1u);
+    } else if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s), vb = S4::load(b.s);
+      const auto x = va + vb, bb = x - va;
+      const auto e = (va - (x - bb)) + (vb - bb);  // TwoSum: exact error of every lane
+      S4::store(r.s, S4::random_round(x, e, S4::lanes(bits)));
     } else {
       for (int i = 0; i < kLanes; ++i) {
         const T x = a.s[i] + b.s[i];
@@ -320,6 +390,11 @@ class Stoch {
         flushed |= (r.s[i] == 0) & (x != 0);
       }
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
+    } else if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s), vb = S4::load(b.s);
+      const auto p = va * vb;
+      S4::store(r.s, S4::random_round(p, S4::fma(va, vb, -p), S4::lanes(bits)));
     } else {
       for (int i = 0; i < kLanes; ++i) {
         const T p = a.s[i] * b.s[i];
@@ -345,6 +420,13 @@ class Stoch {
         flushed |= (r.s[i] == 0) & (x != 0);
       }
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
+    } else if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s), vb = S4::load(b.s);
+      const auto q = va / vb;
+      const auto rem = S4::fma(-q, vb, va);  // a - q b, exact; the error's sign is rem's times b's
+      const auto e = (typename S4::V)((typename S4::M)rem ^ ((typename S4::M)vb & S4::kSign));
+      S4::store(r.s, S4::random_round(q, e, S4::lanes(bits)));
     } else {
       for (int i = 0; i < kLanes; ++i) {
         const T q = a.s[i] / b.s[i];
@@ -372,6 +454,11 @@ class Stoch {
     if constexpr (kLow) {
       for (int i = 0; i < kLanes; ++i)
         r.s[i] = detail::random_round_format<T::kFormat>(std::sqrt(double(a.s[i])), (bits >> i) & 1u);
+    } else if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s);
+      const auto q = S4::sqrt(va);
+      S4::store(r.s, S4::random_round(q, S4::fma(-q, q, va), S4::lanes(bits)));
     } else {
       for (int i = 0; i < kLanes; ++i) {
         const T q = std::sqrt(a.s[i]);

@@ -1,9 +1,13 @@
 // Linalg oracles in MPFR: exact products, correctly rounded sums, Ziv's ladder for the rest.
+#include "oracles/linalg.h"
+
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
+#include <string>
+#include <string_view>
 
-#include "oracles/linalg.h"
 #include "oracles/mpfr_util.h"
 
 namespace stabfuzz::oracle {
@@ -127,8 +131,9 @@ struct AttentionShape {
 // - N = sum e_l V_lj: products exact at p + 53 bits, mpfr_sum: |dN| <= 2^-p (sum |e V| + |N|);
 // - O = N / Z: one more rounding. Total |dO| / |O| <= 2^-p (kappa + 5), kappa = sum |e V| / |N|,
 //   so round_decided gets p - ceil(log2(kappa + 5)) - 1 bits.
-bool attention_attempt(const Input& in, const AttentionShape& sh, const std::vector<long double>& amp,
-                       long exp_bound, mpfr_prec_t p, OracleResult& r) {
+bool attention_attempt(const Input& in, const AttentionShape& sh,
+                       const std::vector<long double>& amp, long exp_bound, mpfr_prec_t p,
+                       OracleResult& r) {
   const auto& Q = in.args[0].values;
   const auto& K = in.args[1].values;
   const auto& V = in.args[2].values;
@@ -226,7 +231,6 @@ OracleResult attention(const Input& in) {
   });
 }
 
-
 // Error budget at working precision p (2^-p units): a.b, |a|^2 and |b|^2 are correctly rounded
 // sums of exact products (1 each); |a| |b| = sqrt(|a|^2 |b|^2): 1 + 3/2 = 2.5; max(., eps) is
 // 1-Lipschitz, so either branch near the kink keeps that; the division adds 1: 4.5 < 2^3.
@@ -279,7 +283,8 @@ OracleResult cosine_similarity(const Input& in) {
 
 // Error budget at working precision p (2^-p units): d_i = a_i - b_i + eps is a correctly rounded
 // mpfr_sum at q = p + 10 bits, its square adds a rounding at q: 3 2^-q each; their mpfr_sum adds 1;
-// sqrt halves that and adds 1: < 2 = 2^1.
+// sqrt halves that and adds 1: < 2 = 2^1. When every step was exact (ternary 0) y is exact and
+// rounds directly: |a - b + eps| can be a midpoint of the dtype, which no error interval decides.
 OracleResult pairwise_distance(const Input& in) {
   const auto& a = in.args.at(0).values;
   const auto& b = in.args.at(1).values;
@@ -292,23 +297,26 @@ OracleResult pairwise_distance(const Input& in) {
     std::vector<Real> d, sq;
     Real xa(kExactDoublePrecision), xb(kExactDoublePrecision), xe(kExactDoublePrecision, eps);
     mpfr_ptr three[3] = {xa, xb, xe};
+    bool exact = true;
     for (size_t i = 0; i < n; ++i) {
       mpfr_set_d(xa, a[i], MPFR_RNDN);
       mpfr_set_d(xb, -b[i], MPFR_RNDN);
       d.emplace_back(q);
-      mpfr_sum(d.back(), three, 3, MPFR_RNDN);
+      exact &= mpfr_sum(d.back(), three, 3, MPFR_RNDN) == 0;
       sq.emplace_back(q);
-      mpfr_sqr(sq.back(), d.back(), MPFR_RNDN);
+      exact &= mpfr_sqr(sq.back(), d.back(), MPFR_RNDN) == 0;
     }
     Real s(p), y(p);
-    sum(s, sq);
+    std::vector<mpfr_ptr> sp;
+    for (auto& x : sq) sp.push_back(x);
+    exact &= mpfr_sum(s, sp.data(), sp.size(), MPFR_RNDN) == 0;
     if (mpfr_zero_p(s)) {  // every d_i is exactly 0
       r.exact = {0.0};
       r.cond = {inputs_zero ? 0.0 : INFINITY};
       return true;
     }
-    mpfr_sqrt(y, s, MPFR_RNDN);
-    const auto rounded = round_decided(y, p - 1, in.dtype);
+    exact &= mpfr_sqrt(y, s, MPFR_RNDN) == 0;
+    const auto rounded = exact ? round_nearest(y, in.dtype) : round_decided(y, p - 1, in.dtype);
     if (!rounded) return false;
     r.exact = {*rounded};
     const long double y2 = mpfr_get_ld(s, MPFR_RNDN);
@@ -394,7 +402,8 @@ OracleResult adam(const Input& in) {
         r.exact[i] = P[i];
       } else {
         if (mpfr_zero_p(pp)) return false;  // p ~ U: 0 is not proven
-        const long err = p - static_cast<long>(std::ceil(std::log2(8 * std::fabs(ul / ppl) + 1))) - 1;
+        const long err =
+            p - static_cast<long>(std::ceil(std::log2(8 * std::fabs(ul / ppl) + 1))) - 1;
         const auto y = round_decided(pp, err, in.dtype);
         if (!y) return false;
         r.exact[i] = *y;
@@ -402,13 +411,123 @@ OracleResult adam(const Input& in) {
       const long double dl = mpfr_get_ld(den, MPFR_RNDN), vpl = mpfr_get_ld(vp, MPFR_RNDN);
       const long double k1 = lr / (bc1l * dl), w = ul * mpfr_get_ld(sq, MPFR_RNDN) / (2 * dl);
       const long double g = G[i];
-      const long double rv = vpl > 0 ? b2 * V[i] / vpl : 0, rg = vpl > 0 ? 2 * (1 - b2) * g * g / vpl : 0;
-      const long double num = std::fabs(static_cast<long double>(P[i])) + std::fabs(k1 * b1 * M[i]) +
-                              std::fabs(w * rv) + std::fabs(k1 * (1 - b1) * g - w * rg);
+      const long double rv = vpl > 0 ? b2 * V[i] / vpl : 0,
+                        rg = vpl > 0 ? 2 * (1 - b2) * g * g / vpl : 0;
+      const long double num = std::fabs(static_cast<long double>(P[i])) +
+                              std::fabs(k1 * b1 * M[i]) + std::fabs(w * rv) +
+                              std::fabs(k1 * (1 - b1) * g - w * rg);
       r.cond[i] = ppl != 0 ? static_cast<double>(num / std::fabs(ppl)) : (num > 0 ? INFINITY : 0.0);
     }
     return true;
   });
+}
+
+// ---- validation
+// ----------------------------------------------------------------------------------
+namespace {
+
+using Error = std::optional<std::string>;
+
+// Tensor count and ranks, every dimension >= 1, values matching the shape: all O(1), so that the
+// shrinker's many candidates with rows of unequal length are rejected before any value is read.
+Error check_shapes(const Input& in, std::initializer_list<size_t> ranks, const char* what) {
+  if (in.args.size() != ranks.size()) return std::string(what);
+  size_t k = 0;
+  for (size_t r : ranks) {
+    const auto& t = in.args[k++];
+    if (t.shape.size() != r) return std::string(what);
+    size_t n = 1;
+    for (auto s : t.shape) {
+      if (s < 1) return "every dimension must be at least 1";
+      n *= static_cast<size_t>(s);
+      if (n > (size_t{1} << 24)) return "a tensor holds more than 16777216 values";
+    }
+    if (n != t.values.size()) return "a tensor's values do not match its shape";
+  }
+  return std::nullopt;
+}
+
+// Every value finite and representable in the dtype; every parameter known and finite.
+Error check_values(const Input& in, std::initializer_list<std::string_view> params) {
+  for (const auto& t : in.args)
+    for (double x : t.values) {
+      if (!std::isfinite(x)) return "inputs must be finite";
+      if (!representable(in.dtype, x)) return "a value is not representable in the dtype";
+    }
+  for (const auto& [k, v] : in.params) {
+    bool known = false;
+    for (auto a : params) known |= k == a;
+    if (!known) return "unknown parameter '" + k + "'";
+    if (!std::isfinite(v)) return "parameter '" + k + "' must be finite";
+  }
+  return std::nullopt;
+}
+
+Error two_rows(const Input& in, const char* what, std::initializer_list<std::string_view> params) {
+  if (auto err = check_shapes(in, {1, 1}, what)) return err;
+  if (in.args[0].values.size() != in.args[1].values.size()) return "the two rows differ in length";
+  return check_values(in, params);
+}
+
+}  // namespace
+
+Error validate_dot(const Input& in) { return two_rows(in, "dot takes two rows a [n], b [n]", {}); }
+
+Error validate_gemm(const Input& in) {
+  if (auto err = check_shapes(in, {2, 2}, "gemm takes A [m,k] and B [k,n]")) return err;
+  const auto& a = in.args[0].shape;
+  const auto& b = in.args[1].shape;
+  if (a[1] != b[0]) return "gemm: A's columns and B's rows differ";
+  if (double(a[0]) * double(a[1]) * double(b[1]) > 0x1p26) return "gemm: m n k above 2^26";
+  return check_values(in, {});
+}
+
+Error validate_attention(const Input& in) {
+  if (auto err = check_shapes(in, {2, 2, 2}, "attention takes Q [s,d], K [t,d], V [t,dv]"))
+    return err;
+  const auto& q = in.args[0].shape;
+  const auto& k = in.args[1].shape;
+  const auto& v = in.args[2].shape;
+  if (q[1] != k[1]) return "attention: Q and K differ in head dimension";
+  if (k[0] != v[0]) return "attention: K and V differ in length";
+  if (double(q[0]) * double(k[0]) * double(q[1] + v[1]) > 0x1p24)
+    return "attention: s t (d + dv) above 2^24";
+  if (auto err = check_values(in, {"scale", "causal"})) return err;
+  const double causal = in.param("causal", 0);
+  if (causal != 0 && causal != 1) return "attention: causal must be 0 or 1";
+  if (causal == 1 && q[0] != k[0]) return "attention: causal needs as many queries as keys";
+  return std::nullopt;
+}
+
+Error validate_cosine_similarity(const Input& in) {
+  if (auto err = two_rows(in, "cosine_similarity takes two rows a [n], b [n]", {"eps"})) return err;
+  const double eps = in.param("eps", kCosineEpsDefault);
+  if (!(eps == 0 || (eps >= 1e-30 && eps <= 1)))
+    return "cosine_similarity: eps must be 0 or lie in [1e-30, 1]";
+  return std::nullopt;
+}
+
+Error validate_pairwise_distance(const Input& in) {
+  return two_rows(in, "pairwise_distance takes two rows a [n], b [n]", {"eps"});
+}
+
+Error validate_adam(const Input& in) {
+  if (auto err = check_shapes(in, {1, 1, 1, 1}, "adam takes rows p, g, m, v of one length"))
+    return err;
+  const size_t n = in.args[0].values.size();
+  for (const auto& t : in.args)
+    if (t.values.size() != n) return "adam: p, g, m and v differ in length";
+  if (auto err = check_values(in, {"lr", "beta1", "beta2", "eps", "step"})) return err;
+  for (double v : in.args[3].values)
+    if (v < 0) return "adam: the second moment v must be >= 0";
+  const auto q = adam_params(in);
+  if (q.lr < 0) return "adam: lr must be >= 0";
+  if (!(q.beta1 >= 0 && q.beta1 < 1) || !(q.beta2 >= 0 && q.beta2 < 1))
+    return "adam: betas must lie in [0, 1) in the dtype";
+  if (!(q.eps > 0)) return "adam: eps must be > 0 in the dtype";
+  if (q.step < 1 || q.step > 0x1p24 || q.step != std::floor(q.step))
+    return "adam: step must be an integer in [1, 2^24]";
+  return std::nullopt;
 }
 
 }  // namespace stabfuzz::oracle

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "stabfuzz/dtype.h"
 #include "stabfuzz/family.h"
@@ -43,10 +45,26 @@ struct AdamParams {
 };
 inline AdamParams adam_params(const Input& in) {
   const DType d = in.dtype;
-  return {round_to(d, in.param("lr", kAdamLrDefault)), round_to(d, in.param("beta1", kAdamBeta1Default)),
-          round_to(d, in.param("beta2", kAdamBeta2Default)), round_to(d, in.param("eps", kAdamEpsDefault)),
-          in.param("step", kAdamStepDefault)};
+  return {round_to(d, in.param("lr", kAdamLrDefault)),
+          round_to(d, in.param("beta1", kAdamBeta1Default)),
+          round_to(d, in.param("beta2", kAdamBeta2Default)),
+          round_to(d, in.param("eps", kAdamEpsDefault)), in.param("step", kAdamStepDefault)};
 }
+
+// ---- validation: nullopt for a valid input, else a one-line reason
+// -------------------------------- Every family: tensors of its signature, dimensions >= 1, values
+// finite and representable in the dtype, only its own parameters, finite. Row lengths are compared
+// before any value is read.
+std::optional<std::string> validate_dot(const Input& in);
+std::optional<std::string> validate_gemm(const Input& in);  // also m n k <= 2^26 (oracle cost)
+// also causal in {0, 1}, causal only with s = t, s t (d + dv) <= 2^24
+std::optional<std::string> validate_attention(const Input& in);
+// also eps = 0 or 1e-30 <= eps <= 1
+std::optional<std::string> validate_cosine_similarity(const Input& in);
+std::optional<std::string> validate_pairwise_distance(const Input& in);
+// also v >= 0, lr >= 0, betas in [0, 1) and eps > 0 as the dtype holds them, step an integer in
+// [1, 2^24]
+std::optional<std::string> validate_adam(const Input& in);
 
 // ---- oracles -----------------------------------------------------------------------------------
 // Outputs that are exactly 0 get cond 0 when every term they depend on is 0 (any correct kernel

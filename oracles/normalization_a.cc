@@ -95,9 +95,8 @@ OracleResult log_softmax(const Input& in) {
 OracleResult cross_entropy(const Input& in) {
   const auto& x = in.args.at(0).values;
   const std::vector<size_t> t{static_cast<size_t>(in.param("target", 0))};
-  return ziv([&](mpfr_prec_t p, OracleResult& r) {
-    return log_softmax_at(x, in.dtype, p, t, true, r);
-  });
+  return ziv(
+      [&](mpfr_prec_t p, OracleResult& r) { return log_softmax_at(x, in.dtype, p, t, true, r); });
 }
 
 // l = A + B with A = max(x, 0) - x z (x z exact in 106 bits, A rounded once: 2^-p) and

@@ -54,8 +54,8 @@ std::vector<long double> layer_norm_numerators(const std::vector<long double>& y
       tot = pa[n];
     } else {
       // [0, c) holds y_j < -1/y_i (for y_i > 0: the negative side), [c, n) the rest.
-      const size_t c = static_cast<size_t>(
-          std::lower_bound(ys.begin(), ys.end(), -1 / yi) - ys.begin());
+      const size_t c =
+          static_cast<size_t>(std::lower_bound(ys.begin(), ys.end(), -1 / yi) - ys.begin());
       const long double lo = pa[c] + yi * pb[c];
       const long double hi = (pa[n] - pa[c]) + yi * (pb[n] - pb[c]);
       tot = yi > 0 ? hi - lo : lo - hi;
@@ -78,7 +78,7 @@ bool layer_norm_row(const std::vector<double>& x, double eps, DType dt, mpfr_pre
   xs.reserve(n);
   for (double v : x) xs.emplace_back(kExactDoublePrecision, v);
   Real s(pe), t(pe);
-  sum(s, xs);  // exact
+  sum(s, xs);                   // exact
   std::vector<Real> nc, c, sq;  // n c_i exactly, c_i and c_i^2 at p
   nc.reserve(n);
   c.reserve(n);

@@ -1,4 +1,4 @@
-// Reduction oracles in MPFR: exact sums where they are cheap, Ziv's ladder with error bounds elsewhere.
+// Reduction oracles in MPFR: exact sums where cheap, Ziv's ladder with error bounds elsewhere.
 #include "oracles/reductions.h"
 
 #include <algorithm>
@@ -68,7 +68,8 @@ OracleResult undecidable() {
 // |err| / |y| <= (4s + 5) 2^-p L / |y| + 2^-p, which err_bits below bounds from the exponents.
 class LseScan {
  public:
-  LseScan(mpfr_prec_t p, DType d) : p_(p), d_(d), t_(p), b_(p), e_(p), l_(p), y_(p), diff_(kExactDiffPrec) {
+  LseScan(mpfr_prec_t p, DType d)
+      : p_(p), d_(d), t_(p), b_(p), e_(p), l_(p), y_(p), diff_(kExactDiffPrec) {
     mpfr_set_zero(t_, 1);
     mpfr_set_zero(b_, 1);
   }
@@ -117,7 +118,9 @@ class LseScan {
       return true;
     }
     const long c = static_cast<long>(std::ceil(std::log2(4.0 * static_cast<double>(steps_) + 5.0)));
-    const long extra = mpfr_zero_p(l_) ? 0 : std::max(0L, static_cast<long>(mpfr_get_exp(l_) - mpfr_get_exp(y_)) + 1);
+    const long extra =
+        mpfr_zero_p(l_) ? 0
+                        : std::max(0L, static_cast<long>(mpfr_get_exp(l_) - mpfr_get_exp(y_)) + 1);
     const auto r = round_decided(y_, static_cast<long>(p_) - c - extra - 1, d_);
     if (!r) return false;
     exact = *r;
@@ -145,31 +148,35 @@ class LseScan {
 // sum (x_i - m) = 0, and we require n delta^2 <= 2^-p / 2 of the computed sum. Then the
 // differences (2^-p each, doubled by squaring), squares (2^-p), mpfr_sum (2^-p) and the division
 // (2^-p) give a relative error <= 6.1 2^-p < 2^-(p-3); the square root halves it and adds 2^-p:
-// < 2^-(p-3) too. So err_bits = p - 3.
+// < 2^-(p-3) too. So err_bits = p - 3. When no step rounded, the value is exact and is rounded
+// directly (var of two values is often a tie of the output format).
 bool variance_at(const std::vector<double>& x, mpfr_srcptr s, double unbiased, bool take_sqrt,
                  DType d, mpfr_prec_t p, OracleResult& r) {
   const size_t n = x.size();
   Real mean(p), dev(p), s2(p), v(p);
-  const int inexact = mpfr_div_ui(mean, s, static_cast<unsigned long>(n), MPFR_RNDN);
+  const bool mean_inexact = mpfr_div_ui(mean, s, static_cast<unsigned long>(n), MPFR_RNDN) != 0;
+  bool inexact = mean_inexact;  // any rounding at all: when none, the result is exact (a tie)
   std::vector<Real> sq, dx;
   sq.reserve(n);
   dx.reserve(n);
   for (double xi : x) {
-    mpfr_d_sub(dev, xi, mean, MPFR_RNDN);
+    inexact |= mpfr_d_sub(dev, xi, mean, MPFR_RNDN) != 0;
     sq.emplace_back(p);
-    mpfr_sqr(sq.back(), dev, MPFR_RNDN);
+    inexact |= mpfr_sqr(sq.back(), dev, MPFR_RNDN) != 0;
     dx.emplace_back(kCondPrec);
     mpfr_mul_d(dx.back(), dev, std::fabs(xi), MPFR_RNDN);
     mpfr_abs(dx.back(), dx.back(), MPFR_RNDN);
   }
-  sum(s2, sq);
+  std::vector<mpfr_ptr> ptrs;
+  for (auto& t : sq) ptrs.push_back(t.get());
+  inexact |= mpfr_sum(s2, ptrs.data(), ptrs.size(), MPFR_RNDN) != 0;
   if (mpfr_zero_p(s2)) {
-    if (inexact) return false;  // x_i == m^ for all i forces m^ == m; cannot happen, but never guess
+    if (mean_inexact) return false;  // x_i == m^ for all i forces m^ == m; never guess
     r.exact = {0.0};
     r.cond = {0.0};
     return true;
   }
-  if (inexact) {
+  if (mean_inexact) {
     Real lhs(kCondPrec), rhs(kCondPrec);
     mpfr_sqr(lhs, mean, MPFR_RNDU);
     mpfr_mul_ui(lhs, lhs, static_cast<unsigned long>(n), MPFR_RNDU);
@@ -178,9 +185,11 @@ bool variance_at(const std::vector<double>& x, mpfr_srcptr s, double unbiased, b
     mpfr_nextbelow(rhs);
     if (mpfr_greater_p(lhs, rhs)) return false;
   }
-  mpfr_div_ui(v, s2, static_cast<unsigned long>(static_cast<double>(n) - unbiased), MPFR_RNDN);
-  if (take_sqrt) mpfr_sqrt(v, v, MPFR_RNDN);
-  const auto e = round_decided(v, static_cast<long>(p) - 3, d);
+  inexact |= mpfr_div_ui(v, s2, static_cast<unsigned long>(static_cast<double>(n) - unbiased),
+                         MPFR_RNDN) != 0;
+  if (take_sqrt) inexact |= mpfr_sqrt(v, v, MPFR_RNDN) != 0;
+  const auto e = inexact ? round_decided(v, static_cast<long>(p) - 3, d)
+                         : std::optional<double>(round_nearest(v, d));
   if (!e) return false;
   Real c(kCondPrec);
   sum(c, dx);

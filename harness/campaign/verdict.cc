@@ -49,7 +49,7 @@ Verdict judge(const Family& family, const Input& in, const std::vector<double>& 
         ratio = INFINITY;
         v.max_ulp = INFINITY;
       } else {
-        const double ulps = ulp_distance(d, computed[i], ex);
+        const double ulps = ulp_error(d, computed[i], ex);
         v.max_ulp = std::max(v.max_ulp, ulps);
         ratio = ulps / (v.tolerance_ulps * std::max(1.0, c));
       }

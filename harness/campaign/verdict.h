@@ -1,7 +1,8 @@
 // Verdict: the one place where an implementation's outputs, the oracle and CESTAC meet.
 //
 // A finding means the implementation lost more accuracy than the problem's conditioning explains:
-//  - oracle detector: ulp_error(out_i, exact_i) > tol(n) * max(1, cond_i), or a non-finite output
+//  - oracle detector: ulp_error(out_i, exact_i) > tol(n) * max(1, cond_i) (|out - exact| in units
+//    of exact's ULP), or a non-finite output
 //    where the exact result is finite;
 //  - CESTAC detector: digits(out_i) < expected_i - margin with expected_i = min(digits the value can
 //    carry in its format, -log10(u * tol(n) * max(1, cond_i))), a non-finite output where the

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/bench/bench.h"
+#include "harness/bench/calibrate.h"
 #include "harness/campaign/runner.h"
 #include "harness/cli/options.h"
 #include "reports/findings.h"
@@ -133,6 +135,40 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
   }
 }
 
+int run_bench(const Options& o) {
+  if (o.command.size() > 1) throw InputError("bench takes no arguments besides flags");
+  bench::Options bo;
+  static std::ostringstream sink;
+  std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
+  progress << "stabfuzz bench: ns per element, native vs Stoch<T,3> (detection on), same template"
+           << std::endl;
+  const auto ms = bench::run(bo, progress);
+  std::cout << std::left << std::setw(20) << "op" << std::setw(6) << "dtype" << std::right
+            << std::setw(12) << "native_ns" << std::setw(12) << "cestac_ns" << std::setw(9) << "ratio"
+            << "\n";
+  for (const auto& m : ms)
+    std::cout << std::left << std::setw(20) << m.op << std::setw(6) << m.dtype << std::right
+              << std::setw(12) << fmt(m.native_ns, 3) << std::setw(12) << fmt(m.cestac_ns, 3)
+              << std::setw(9) << fmt(m.ratio, 2) << "\n";
+  std::cout << "geomean ratio: f64 " << fmt(bench::geomean_ratio(ms, "f64"), 2) << ", f32 "
+            << fmt(bench::geomean_ratio(ms, "f32"), 2) << "\n";
+  if (!o.json.empty()) emit_json(o.json, bench::to_json(ms));
+  return 0;
+}
+
+int run_calibrate(const Options& o) {
+  if (o.command.size() > 1) throw InputError("calibrate takes no arguments besides flags");
+  static std::ostringstream sink;
+  std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
+  const uint64_t seed = o.seed_given && o.seed != 0 ? o.seed : 1;
+  progress << "stabfuzz calibrate: CESTAC digits vs the oracle's true digits, seed " << seed << std::endl;
+  const auto s = calibrate::run(static_cast<int>(o.runs), seed, progress);
+  std::cout << "cases: " << s.cases.size() << "\nagree within 1 digit: " << fmt(100 * s.agree_within_1, 1)
+            << " %\noverclaim by more than 1 digit: " << fmt(100 * s.overclaim, 1) << " %\n";
+  if (!o.json.empty()) emit_json(o.json, calibrate::to_json(s));
+  return 0;
+}
+
 int run(const Options& o) {
   if (o.help) {
     std::cout << help_text();
@@ -142,6 +178,8 @@ int run(const Options& o) {
     std::cout << "stabfuzz " << kVersion << " (" << build_configuration() << ")\n";
     return 0;
   }
+  if (!o.command.empty() && o.command[0] == "bench") return run_bench(o);
+  if (!o.command.empty() && o.command[0] == "calibrate") return run_calibrate(o);
   if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
   if (o.list) {
     if (!o.json.empty()) {

@@ -93,6 +93,14 @@ double ulp_distance(DType d, double a, double b) {
   return static_cast<double>(diff < 0 ? -diff : diff);
 }
 
+double ulp_error(DType d, double computed, double exact) {
+  if (std::isnan(computed) || std::isnan(exact))
+    return std::isnan(computed) && std::isnan(exact) ? 0.0 : INFINITY;
+  if (computed == exact) return 0.0;
+  if (std::isinf(computed) || std::isinf(exact)) return INFINITY;
+  return std::fabs(computed - exact) / format_quantum(dtype_format(d), exact);
+}
+
 double available_digits(DType d, double v) {
   const double full = dtype_max_digits(d);
   const double a = std::fabs(v);

@@ -14,11 +14,26 @@ namespace stabfuzz::targets {
 
 namespace linalg_detail {
 
-// sum_i a[i sa] b[i sb]: n rounded products, then a pairwise sum; error <= (8 + log2 n) u sum |a b|.
+// a * b, but two zeros (exact or computational) multiply to an exact 0: CESTAC counts the product
+// of two zeros, even exact ones, as an unstable multiplication (a self-validation failure), though
+// inputs with zeros (ReLU outputs, masks) are ordinary. Natively this is a * b up to the sign of 0.
+template <class T>
+T mul(const T& a, const T& b) {
+  return a == T(0) && b == T(0) ? T(0) : a * b;
+}
+
+// v^2 through mul: a term at the noise level cannot move a sum of squares.
+template <class T>
+T square(const T& v) {
+  return mul(v, v);
+}
+
+// sum_i a[i sa] b[i sb]: n rounded products, then a pairwise sum; error <= (8 + log2 n) u sum |a
+// b|.
 template <class T>
 T pairwise_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vector<T>& buf) {
   buf.resize(n);
-  for (size_t i = 0; i < n; ++i) buf[i] = a[i * sa] * b[i * sb];
+  for (size_t i = 0; i < n; ++i) buf[i] = mul(a[i * sa], b[i * sb]);
   return pairwise_sum(buf.data(), n);
 }
 
@@ -31,15 +46,9 @@ T max_abs(const T* x, size_t n) {
   return m;
 }
 
-// v^2, but an exact or computational zero squares to an exact 0: CESTAC counts the product of two
-// computational zeros as an unstable multiplication, though a term at the noise level cannot move
-// a sum of squares. Natively this is v * v.
-template <class T>
-T square(const T& v) {
-  return v == T(0) ? T(0) : v * v;
+inline size_t dim(const std::vector<int64_t>& shape, size_t k) {
+  return static_cast<size_t>(shape.at(k));
 }
-
-inline size_t dim(const std::vector<int64_t>& shape, size_t k) { return static_cast<size_t>(shape.at(k)); }
 
 }  // namespace linalg_detail
 
@@ -61,7 +70,8 @@ struct GemmStable {
     std::vector<T> c(m * n), buf;
     for (size_t i = 0; i < m; ++i)
       for (size_t j = 0; j < n; ++j)
-        c[i * n + j] = linalg_detail::pairwise_dot(a.x[0].data() + i * k, 1, a.x[1].data() + j, n, k, buf);
+        c[i * n + j] =
+            linalg_detail::pairwise_dot(a.x[0].data() + i * k, 1, a.x[1].data() + j, n, k, buf);
     return c;
   }
 };
@@ -83,14 +93,16 @@ struct AttentionStable {
     std::vector<T> o(s * dv), e(t), w(t), buf;
     for (size_t i = 0; i < s; ++i) {
       const size_t tl = prm.causal ? i + 1 : t;
-      for (size_t l = 0; l < tl; ++l) e[l] = linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf) * scale;
+      for (size_t l = 0; l < tl; ++l)
+        e[l] = linalg_detail::mul(linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf),
+                                  scale);
       T m = e[0];
       for (size_t l = 1; l < tl; ++l)
         if (e[l] > m) m = e[l];
       for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l] - m);  // exponents <= 0: no overflow
       const T z = pairwise_sum(e.data(), tl);                // z >= 1
       for (size_t j = 0; j < dv; ++j) {
-        for (size_t l = 0; l < tl; ++l) w[l] = e[l] * v[l * dv + j];
+        for (size_t l = 0; l < tl; ++l) w[l] = linalg_detail::mul(e[l], v[l * dv + j]);
         o[i * dv + j] = pairwise_sum(w.data(), tl) / z;
       }
     }
@@ -101,8 +113,9 @@ struct AttentionStable {
 // cosine_similarity/cpu/stable: both rows scaled by their largest magnitude (no overflow of the
 // norms or their product, no underflow of subnormal rows), then y = c rho with c = a^.b^ /
 // (|a^| |b^|) and rho = min(1, |a| |b| / eps) = hi ((lo / eps) (|a^| |b^|)), where hi >= lo are
-// the two scales: lo / eps (lo^2 < eps below the kink) is a normal number for eps <= 1, so no
-// intermediate under- or overflows where rho itself is representable.
+// the two scales. Below the kink rho < 1 and lo^2 < eps: lo < 1 is prescaled by 2^54 (exact, and
+// normal even from the smallest subnormal double), so no intermediate underflows; a product that
+// overflows means rho >= 1 anyway (for eps >= 2^-147).
 struct CosineSimilarityStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
@@ -118,7 +131,7 @@ struct CosineSimilarityStable {
       hx[i] = x[i] / sa;
       hy[i] = y[i] / sb;
     }
-    for (size_t i = 0; i < n; ++i) buf[i] = hx[i] * hy[i];
+    for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::mul(hx[i], hy[i]);
     const T dot = pairwise_sum(buf.data(), n);
     for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hx[i]);
     const T na = sqrt(pairwise_sum(buf.data(), n));  // >= 1: the largest entry is exactly +-1
@@ -127,7 +140,10 @@ struct CosineSimilarityStable {
     const T eps = T(oracle::cosine_eps(*a.input));
     const T hi = sa > sb ? sa : sb, lo = sa > sb ? sb : sa;
     const T nn = na * nb;
-    const T rho = hi * ((lo / eps) * nn);
+    const T big = T(0x1p54);
+    const bool small = lo < T(1);
+    T rho = hi * (((small ? lo * big : lo) / eps) * nn);
+    if (small) rho = rho / big;
     const T c = dot / nn;
     return {rho >= T(1) ? c : c * rho};
   }
@@ -168,12 +184,13 @@ struct AdamStable {
     const auto& g = a.x[1];
     const auto& m = a.x[2];
     const auto& v = a.x[3];
+    using linalg_detail::mul;
     std::vector<T> out(p.size());
     for (size_t i = 0; i < p.size(); ++i) {
-      const T mi = b1 * m[i] + c1 * g[i];
-      const T vi = b2 * v[i] + c2 * (g[i] * g[i]);
+      const T mi = mul(b1, m[i]) + mul(c1, g[i]);
+      const T vi = mul(b2, v[i]) + mul(c2, mul(g[i], g[i]));
       const T denom = sqrt(vi / bc2) + eps;
-      out[i] = p[i] - lr * (mi / bc1) / denom;
+      out[i] = p[i] - mul(lr, mi / bc1) / denom;
     }
     return out;
   }

@@ -243,7 +243,8 @@ struct LogCumSumExpStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     std::vector<T> x = a.x.at(0);
-    reduce_detail::tree_scan(x, [](const T& p, const T& q) { return reduce_detail::log_add_exp(p, q); });
+    reduce_detail::tree_scan(
+        x, [](const T& p, const T& q) { return reduce_detail::log_add_exp(p, q); });
     return x;
   }
 };

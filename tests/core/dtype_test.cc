@@ -185,3 +185,23 @@ TEST(AvailableDigits, FewerForSubnormalsNoneForZero) {
 
 }  // namespace
 }  // namespace stabfuzz
+
+namespace stabfuzz {
+namespace {
+
+TEST(UlpError, MeasuresInUnitsOfTheExactValuesSpacing) {
+  EXPECT_EQ(ulp_error(DType::f64, std::nextafter(1.0, 2.0), 1.0), 1.0);
+  EXPECT_EQ(ulp_error(DType::f64, 1.0, 1.0), 0.0);
+  // A computed 0 for an exact -1.66e-5 in f32: one relative error of 1, i.e. 2^23 ulps of the
+  // exact value, not the ~1e9 floats that lie between them.
+  const double exact = -0x1.16p-16;
+  EXPECT_EQ(ulp_error(DType::f32, 0.0, exact), 0x1.16p23);  // |exact| / 2^-39
+  EXPECT_LT(ulp_error(DType::f32, 0.0, exact), ulp_distance(DType::f32, 0.0, exact) / 50);
+  EXPECT_EQ(ulp_error(DType::f16, 1.0 + 0x1p-9, 1.0), 2.0);
+  EXPECT_EQ(ulp_error(DType::f64, 0x1p-1073, 0.0), 2.0);  // exact 0: the smallest subnormal as unit
+  EXPECT_TRUE(std::isinf(ulp_error(DType::f64, INFINITY, 1.0)));
+  EXPECT_EQ(ulp_error(DType::f64, NAN, NAN), 0.0);
+}
+
+}  // namespace
+}  // namespace stabfuzz

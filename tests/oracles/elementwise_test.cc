@@ -1,1 +1,470 @@
-// Scaffolding: tests of the elementwise oracles (being written).
+// Elementwise families: oracles (special values, identities, long double agreement), condition
+// numbers, validation, and the stable targets judged against the oracle.
+#include "oracles/elementwise.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "harness/campaign/verdict.h"
+#include "harness/gen/regimes.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz {
+namespace {
+
+using gen::row_input;
+using oracle::Unary;
+using LD = long double;
+
+constexpr Unary kAll[] = {Unary::exp,      Unary::log,  Unary::log1p,   Unary::expm1,
+                          Unary::tanh,     Unary::erf,  Unary::sigmoid, Unary::log_sigmoid,
+                          Unary::softplus, Unary::silu, Unary::gelu,    Unary::gelu_tanh};
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMax = std::numeric_limits<double>::max();
+constexpr LD kPi = 3.141592653589793238462643383279502884L;
+
+const Family& family(Unary f) {
+  const Family* fam = default_registry().find_family(oracle::unary_name(f));
+  if (!fam) throw std::logic_error("no family " + std::string(oracle::unary_name(f)));
+  return *fam;
+}
+
+const Target& stable(Unary f) {
+  return *default_registry().find_target(std::string(oracle::unary_name(f)) + "/cpu/stable").second;
+}
+
+OracleResult run(Unary f, DType d, std::vector<double> x) {
+  return oracle::unary(f, row_input(d, std::move(x)));
+}
+
+double exact1(Unary f, DType d, double x) {
+  const OracleResult r = run(f, d, {x});
+  EXPECT_TRUE(r.decidable) << oracle::unary_name(f) << " " << x;
+  return r.decidable ? r.exact.at(0) : NAN;
+}
+
+double rnd(DType d, LD v) {
+  return d == DType::f64 ? static_cast<double>(v) : static_cast<double>(static_cast<float>(v));
+}
+
+// ---- independent long double references (64-bit significand) -----------------------------------
+
+LD sigmoid_ld(LD x) {
+  const LD e = std::exp(-std::fabs(x));
+  return x >= 0 ? 1 / (1 + e) : e / (1 + e);
+}
+
+LD reference(Unary f, LD x) {
+  switch (f) {
+    case Unary::exp:
+      return std::exp(x);
+    case Unary::log:
+      return std::log(x);
+    case Unary::log1p:
+      return std::log1p(x);
+    case Unary::expm1:
+      return std::expm1(x);
+    case Unary::tanh:
+      return std::tanh(x);
+    case Unary::erf:
+      return std::erf(x);
+    case Unary::sigmoid:
+      return sigmoid_ld(x);
+    case Unary::log_sigmoid:
+      return std::fmin(x, LD(0)) - std::log1p(std::exp(-std::fabs(x)));
+    case Unary::softplus:
+      return std::fmax(x, LD(0)) + std::log1p(std::exp(-std::fabs(x)));
+    case Unary::silu:
+      return x * sigmoid_ld(x);
+    case Unary::gelu:
+      return x / 2 * std::erfc(-x / std::sqrt(LD(2)));
+    case Unary::gelu_tanh:
+      return x * sigmoid_ld(2 * std::sqrt(2 / kPi) * (x + 0.044715L * x * x * x));
+  }
+  return NAN;
+}
+
+// Inputs where the references above are accurate to ~2^-58 and every function is defined.
+rc::Gen<double> moderate_x(Unary f) {
+  return rc::gen::map(rc::gen::arbitrary<uint64_t>(), [f](uint64_t b) {
+    const double u = static_cast<double>(b >> 11) * 0x1p-53;       // [0, 1)
+    if (f == Unary::log) return std::exp(-20 + 40 * u);            // [2e-9, 5e8]
+    if (f == Unary::log1p) return -0.99 + std::exp(-20 + 25 * u);  // (-0.99, 148)
+    return -5 + 10 * u;
+  });
+}
+
+TEST(ElementwiseFamilies, EveryFamilyIsRegisteredWithAStableTarget) {
+  for (Unary f : kAll) {
+    const Family& fam = family(f);
+    EXPECT_GE(fam.regimes.size(), 4u) << fam.name;
+    EXPECT_LE(fam.regimes.size(), 7u) << fam.name;
+    const Target& t = stable(f);
+    EXPECT_EQ(t.kind, TargetKind::reference);
+    EXPECT_EQ(t.dtypes, (std::vector<DType>{DType::f64, DType::f32}));
+    EXPECT_TRUE(static_cast<bool>(t.cestac)) << t.id;
+    // Tolerances do not grow with n: one evaluation per output.
+    for (DType d : {DType::f64, DType::f32})
+      EXPECT_EQ(fam.tolerance_ulps(d, 1), fam.tolerance_ulps(d, 4096)) << fam.name;
+  }
+}
+
+// ---- special values ----------------------------------------------------------------------------
+
+struct Special {
+  Unary f;
+  double x, y;
+};
+
+TEST(ElementwiseOracle, SpecialValuesAndLimits) {
+  const double ln2 = 0x1.62e42fefa39efp-1;  // log 2 correctly rounded to double
+  const Special cases[] = {
+      {Unary::exp, 0, 1},
+      {Unary::exp, -kInf, 0},
+      {Unary::exp, kInf, kInf},
+      {Unary::exp, 1000, kInf},
+      {Unary::exp, -1000, 0},
+      {Unary::log, 1, 0},
+      {Unary::log, 0, -kInf},
+      {Unary::log, -0.0, -kInf},
+      {Unary::log, kInf, kInf},
+      {Unary::log1p, 0, 0},
+      {Unary::log1p, -1, -kInf},
+      {Unary::log1p, kInf, kInf},
+      {Unary::expm1, 0, 0},
+      {Unary::expm1, -kInf, -1},
+      {Unary::expm1, -100, -1},
+      {Unary::tanh, 0, 0},
+      {Unary::tanh, kInf, 1},
+      {Unary::tanh, -kInf, -1},
+      {Unary::tanh, 30, 1},
+      {Unary::erf, 0, 0},
+      {Unary::erf, -kInf, -1},
+      {Unary::erf, 10, 1},
+      {Unary::sigmoid, 0, 0.5},
+      {Unary::sigmoid, kInf, 1},
+      {Unary::sigmoid, -kInf, 0},
+      {Unary::sigmoid, -1e30, 0},
+      {Unary::log_sigmoid, -kInf, -kInf},
+      {Unary::log_sigmoid, kInf, 0},
+      {Unary::log_sigmoid, -1e30, -1e30},
+      {Unary::softplus, kInf, kInf},
+      {Unary::softplus, -kInf, 0},
+      {Unary::softplus, 1e30, 1e30},
+      {Unary::silu, 0, 0},
+      {Unary::silu, -kInf, 0},
+      {Unary::silu, kInf, kInf},
+      {Unary::silu, 1e30, 1e30},
+      {Unary::gelu, 0, 0},
+      {Unary::gelu, -kInf, 0},
+      {Unary::gelu, kInf, kInf},
+      {Unary::gelu, -1e5, 0},
+      {Unary::gelu, 1e30, 1e30},
+      {Unary::gelu_tanh, 0, 0},
+      {Unary::gelu_tanh, -kInf, 0},
+      {Unary::gelu_tanh, kInf, kInf},
+      {Unary::gelu_tanh, -1e30, 0},
+      {Unary::gelu_tanh, 1e30, 1e30},
+  };
+  for (DType d : {DType::f64, DType::f32})
+    for (const auto& c : cases) {
+      const double x = round_to(d, c.x);
+      EXPECT_EQ(exact1(c.f, d, x), round_to(d, c.y))
+          << oracle::unary_name(c.f) << "(" << x << ") " << dtype_name(d);
+    }
+  EXPECT_EQ(exact1(Unary::log_sigmoid, DType::f64, 0), -ln2);
+  EXPECT_EQ(exact1(Unary::softplus, DType::f64, 0), ln2);
+  EXPECT_EQ(exact1(Unary::softplus, DType::f32, 0), static_cast<double>(static_cast<float>(ln2)));
+  // Signs of zero follow the function: silu(-inf), gelu(-inf), log1p(-0), tanh(-0) are -0.
+  EXPECT_TRUE(std::signbit(exact1(Unary::silu, DType::f64, -kInf)));
+  EXPECT_TRUE(std::signbit(exact1(Unary::gelu, DType::f32, -kInf)));
+  EXPECT_TRUE(std::signbit(exact1(Unary::log1p, DType::f64, -0.0)));
+  EXPECT_TRUE(std::signbit(exact1(Unary::tanh, DType::f64, -0.0)));
+  EXPECT_TRUE(std::signbit(exact1(Unary::log_sigmoid, DType::f64, 800)));  // -e^-800 -> -0
+}
+
+TEST(ElementwiseOracle, SubnormalResultsAreRoundedOnce) {
+  // e^-745 = 0.57 * 2^-1074 rounds up to the smallest subnormal; e^-746 = 0.21 * 2^-1074 to 0.
+  EXPECT_EQ(exact1(Unary::exp, DType::f64, -745), std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(exact1(Unary::exp, DType::f64, -746), 0.0);
+  // sigmoid(-100) = e^-100 / (1 + e^-100) ~ 26.5 * 2^-149, a float subnormal.
+  const double s = exact1(Unary::sigmoid, DType::f32, -100);
+  EXPECT_EQ(s, std::nearbyint(std::exp(-100.0L) / 0x1p-149L) * 0x1p-149);
+  EXPECT_EQ(s, 27 * 0x1p-149);
+  // softplus(-100) = log1p(e^-100): the same subnormal.
+  EXPECT_EQ(exact1(Unary::softplus, DType::f32, -100), s);
+  // erf(x) = 2x / sqrt(pi) for a subnormal x (rounded in the subnormal grid).
+  const double x = 1000 * std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(exact1(Unary::erf, DType::f64, x), 1128 * std::numeric_limits<double>::denorm_min());
+}
+
+TEST(ElementwiseOracle, HugeArgumentsAreDecidedWithoutTheirBoundsExploding) {
+  // gelu's and gelu_tanh's error bounds grow with x^2 and |u| for x < 0; past MPFR's exponent
+  // range the result is an exact zero, decided at once.
+  for (double x : {-40.0, -1e3, -1e5, -1e300}) {
+    const OracleResult r = run(Unary::gelu, DType::f64, {x});
+    ASSERT_TRUE(r.decidable) << x;
+    EXPECT_EQ(r.exact[0], 0.0) << x;
+    EXPECT_EQ(r.precision_bits, 96) << x;
+  }
+  for (double x : {-30.0, -1e4, -1e100, -kMax})
+    EXPECT_EQ(exact1(Unary::gelu_tanh, DType::f64, x), 0.0);
+  EXPECT_EQ(exact1(Unary::gelu, DType::f64, kMax), kMax);
+  EXPECT_EQ(exact1(Unary::gelu_tanh, DType::f64, kMax), kMax);
+  // gelu(-20) = -20 Phi(-20) ~ -5.5e-88: finite, and needs its x^2 margin.
+  const double g = exact1(Unary::gelu, DType::f64, -20);
+  EXPECT_LT(g, -5e-88);
+  EXPECT_GT(g, -6e-88);
+}
+
+// ---- validation --------------------------------------------------------------------------------
+
+TEST(ElementwiseFamilies, ValidationRejectsWhatIsOutsideTheContract) {
+  for (Unary f : kAll) {
+    const Family& fam = family(f);
+    for (DType d : {DType::f64, DType::f32}) {
+      EXPECT_FALSE(fam.validate(row_input(d, {0.5}))) << fam.name;  // length 1
+      EXPECT_FALSE(fam.validate(row_input(d, {kInf, 0.0, -0.0}))) << fam.name;
+      EXPECT_TRUE(fam.validate(row_input(d, {1.0, NAN}))) << fam.name;
+      EXPECT_TRUE(fam.validate(row_input(d, {}))) << fam.name;
+    }
+    Input two_d = row_input(DType::f64, {1, 2, 3, 4});
+    two_d.args[0].shape = {2, 2};
+    EXPECT_TRUE(fam.validate(two_d)) << fam.name;
+    Input with_param = row_input(DType::f64, {1});
+    with_param.set_param("beta", 2);
+    EXPECT_TRUE(fam.validate(with_param)) << fam.name;
+    Input f32 = row_input(DType::f32, {1});
+    f32.args[0].values[0] = 0.1;  // not a float
+    EXPECT_TRUE(fam.validate(f32)) << fam.name;
+  }
+  const Family& log = family(Unary::log);
+  EXPECT_FALSE(log.validate(row_input(DType::f64, {0.0, -0.0, 1e-320})));
+  auto msg = log.validate(row_input(DType::f64, {-1e-300}));
+  ASSERT_TRUE(msg);
+  EXPECT_NE(msg->find("x >= 0"), std::string::npos) << *msg;
+  EXPECT_TRUE(log.validate(row_input(DType::f64, {-kInf})));
+  const Family& log1p = family(Unary::log1p);
+  EXPECT_FALSE(log1p.validate(row_input(DType::f32, {-1.0, -0.5})));
+  EXPECT_TRUE(log1p.validate(row_input(DType::f32, {-1.5})));
+  EXPECT_TRUE(log1p.validate(row_input(DType::f64, {std::nextafter(-1.0, -2.0)})));
+  EXPECT_FALSE(family(Unary::exp).validate(row_input(DType::f64, {-kInf, kMax})));
+}
+
+// ---- exact identities --------------------------------------------------------------------------
+
+RC_GTEST_PROP(ElementwiseOracleProp, OddFunctionsAreExactlyOdd, ()) {
+  const double x = *rc::gen::map(rc::gen::arbitrary<uint64_t>(), [](uint64_t b) {
+    return std::ldexp(static_cast<double>(b >> 11) * 0x1p-53, -30 + static_cast<int>(b % 40));
+  });
+  const DType d = *rc::gen::element(DType::f64, DType::f32);
+  for (Unary f : {Unary::tanh, Unary::erf}) {
+    const double xr = round_to(d, x);
+    RC_ASSERT(exact1(f, d, -xr) == -exact1(f, d, xr));
+  }
+}
+
+// log_sigmoid(x) = -softplus(-x), and rounding to nearest is symmetric: equal bit for bit.
+RC_GTEST_PROP(ElementwiseOracleProp, LogSigmoidIsMinusSoftplusOfMinusX, ()) {
+  const double x = *rc::gen::map(rc::gen::arbitrary<uint64_t>(), [](uint64_t b) {
+    return -800 + 1600 * static_cast<double>(b >> 11) * 0x1p-53;
+  });
+  const DType d = *rc::gen::element(DType::f64, DType::f32);
+  const double xr = round_to(d, x);
+  RC_ASSERT(exact1(Unary::log_sigmoid, d, xr) == -exact1(Unary::softplus, d, -xr));
+}
+
+// sigmoid(x) + sigmoid(-x) = 1 and softplus(x) - softplus(-x) = x, within the two roundings.
+RC_GTEST_PROP(ElementwiseOracleProp, ComplementIdentities, ()) {
+  const double x =
+      round_to(DType::f32, *rc::gen::map(rc::gen::arbitrary<uint64_t>(), [](uint64_t b) {
+                 return -30 + 60 * static_cast<double>(b >> 11) * 0x1p-53;
+               }));
+  const LD s = LD(exact1(Unary::sigmoid, DType::f64, x)) + exact1(Unary::sigmoid, DType::f64, -x);
+  RC_ASSERT(std::fabs(s - 1) <= 0x1p-53L);
+  const LD sp =
+      LD(exact1(Unary::softplus, DType::f64, x)) - exact1(Unary::softplus, DType::f64, -x);
+  RC_ASSERT(std::fabs(sp - x) <= 0x1p-51L * std::fmax(1.0L, std::fabs(LD(x))));
+}
+
+// ---- agreement with long double ----------------------------------------------------------------
+
+// Where the long double reference (error ~2^-60) is far from a rounding midpoint of the dtype, the
+// correctly rounded oracle must equal its rounding exactly.
+RC_GTEST_PROP(ElementwiseOracleProp, CorrectlyRoundedWhereLongDoubleIsDecisive, ()) {
+  const Unary f = *rc::gen::elementOf(std::vector<Unary>(std::begin(kAll), std::end(kAll)));
+  const DType d = *rc::gen::element(DType::f64, DType::f32);
+  std::vector<double> x = *rc::gen::container<std::vector<double>>(8, moderate_x(f));
+  const Input in = row_input(d, x);
+  const OracleResult r = oracle::unary(f, in);
+  RC_ASSERT(r.decidable);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const LD ref = reference(f, in.args[0].values[i]);
+    RC_ASSERT(representable(d, r.exact[i]));
+    const LD lo = ref * (1 - 0x1p-56L), hi = ref * (1 + 0x1p-56L);
+    if (rnd(d, lo) != rnd(d, hi)) continue;  // too close to a midpoint to judge
+    RC_ASSERT(r.exact[i] == rnd(d, ref));
+  }
+}
+
+// gelu_tanh is its own definition, not an approximation of gelu that the oracle may substitute.
+TEST(ElementwiseOracle, GeluTanhIsNotGelu) {
+  const double a = exact1(Unary::gelu, DType::f64, 1), b = exact1(Unary::gelu_tanh, DType::f64, 1);
+  EXPECT_NEAR(a, 0.8413447460685429, 1e-15);
+  EXPECT_NEAR(b, 0.8411919906082768, 1e-15);
+}
+
+// ---- condition numbers -------------------------------------------------------------------------
+
+TEST(ElementwiseCond, HandComputedValues) {
+  using oracle::unary_cond;
+  const double e = std::exp(1.0);
+  EXPECT_DOUBLE_EQ(unary_cond(Unary::exp, 2), 2);
+  EXPECT_DOUBLE_EQ(unary_cond(Unary::exp, -3), 3);
+  EXPECT_NEAR(unary_cond(Unary::log, e), 1, 1e-15);
+  EXPECT_NEAR(unary_cond(Unary::log, 1 + 0x1p-40), 0x1p40, 1);  // 1 / log(1 + 2^-40)
+  EXPECT_EQ(unary_cond(Unary::log, 1), 1);  // convention: exact input, exact zero
+  EXPECT_EQ(unary_cond(Unary::log, 0), 0);  // pole: only -inf is right
+  EXPECT_NEAR(unary_cond(Unary::log1p, 1), 1 / (2 * std::log(2.0)), 1e-15);
+  EXPECT_EQ(unary_cond(Unary::log1p, 0), 1);
+  EXPECT_NEAR(unary_cond(Unary::expm1, 1), e / (e - 1), 1e-15);
+  EXPECT_NEAR(unary_cond(Unary::expm1, 1e-20), 1, 1e-15);
+  EXPECT_NEAR(unary_cond(Unary::tanh, 0.5), 1 / std::sinh(1.0), 1e-15);
+  EXPECT_NEAR(unary_cond(Unary::erf, 1), 2 / std::sqrt(M_PI) / e / std::erf(1.0), 1e-15);
+  EXPECT_EQ(unary_cond(Unary::erf, 0), 1);
+  EXPECT_NEAR(unary_cond(Unary::sigmoid, 1), 1 / (1 + e), 1e-15);
+  EXPECT_EQ(unary_cond(Unary::sigmoid, 0), 0);
+  EXPECT_EQ(unary_cond(Unary::log_sigmoid, 0), 0);
+  EXPECT_NEAR(unary_cond(Unary::log_sigmoid, 50), 50, 1e-10);   // f ~ -e^-x
+  EXPECT_NEAR(unary_cond(Unary::log_sigmoid, 1e4), 1e4, 1e-6);  // e^-x underflows: the limit
+  EXPECT_NEAR(unary_cond(Unary::log_sigmoid, -50), 1, 1e-10);   // f ~ x
+  EXPECT_NEAR(unary_cond(Unary::softplus, -50), 50, 1e-10);
+  EXPECT_NEAR(unary_cond(Unary::softplus, 50), 1, 1e-10);
+  EXPECT_EQ(unary_cond(Unary::silu, 0), 1);
+  EXPECT_NEAR(unary_cond(Unary::silu, -1.2784645427610738), 0, 1e-9);  // silu's minimum
+  EXPECT_EQ(unary_cond(Unary::gelu, 0), 1);
+  EXPECT_NEAR(unary_cond(Unary::gelu, -200), 40000, 1e-3);  // Mills ratio: x^2
+  EXPECT_NEAR(unary_cond(Unary::gelu, -50), 2500, 0.01);    // erfcl branch agrees
+  EXPECT_EQ(unary_cond(Unary::gelu_tanh, 0), 1);
+  // Infinite inputs: the limit is exact.
+  for (Unary f : kAll)
+    EXPECT_EQ(unary_cond(f, f == Unary::log || f == Unary::log1p ? kInf : -kInf), 0);
+}
+
+// cond = |x f'(x) / f(x)| against a central difference of the long double reference.
+RC_GTEST_PROP(ElementwiseCondProp, MatchesNumericalDerivative, ()) {
+  const Unary f = *rc::gen::elementOf(std::vector<Unary>(std::begin(kAll), std::end(kAll)));
+  const double x = *moderate_x(f);
+  RC_PRE(std::fabs(x) > 1e-3 && std::fabs(x - 1) > 1e-3);
+  const LD h = 1e-7L, fx = reference(f, x);
+  RC_PRE(std::fabs(fx) > 1e-300L);
+  const LD num =
+      std::fabs(x * (reference(f, x * (1 + h)) - reference(f, x * (1 - h))) / (2 * h * x * fx));
+  const double c = oracle::unary_cond(f, x);
+  RC_ASSERT(std::fabs(c - num) <= 1e-5L * std::fmax(1.0L, num));
+}
+
+TEST(ElementwiseCond, FiniteAndNonNegativeOnLandmarks) {
+  std::vector<double> xs = {0.0,    -0.0,    1.0,    -1.0,   kMax,   -kMax,  kInf,
+                            -kInf,  709.78,  -745.0, 88.7,   -103.0, 1e-300, -1e-300,
+                            5e-324, -5e-324, 1e154,  -1e154, 0.5,    2.0};
+  for (Unary f : kAll)
+    for (double x : xs) {
+      if ((f == Unary::log && x < 0) || (f == Unary::log1p && x < -1)) continue;
+      const double c = oracle::unary_cond(f, x);
+      EXPECT_TRUE(std::isfinite(c) && c >= 0) << oracle::unary_name(f) << "(" << x << "): " << c;
+    }
+}
+
+// ---- the stable targets ------------------------------------------------------------------------
+
+// Every regime, both dtypes, a few rows (cut to 64 values): no oracle finding.
+TEST(ElementwiseStable, MatchesTheOracleWithinTolerance) {
+  for (Unary f : kAll) {
+    const Family& fam = family(f);
+    const Target& t = stable(f);
+    for (DType d : {DType::f64, DType::f32})
+      for (const auto& regime : fam.regimes)
+        for (uint64_t seed = 1; seed <= 2; ++seed) {
+          SeededEntropy e(seed, std::hash<std::string>{}(regime.name));
+          Input in = regime.sample(e, d);
+          auto& v = in.args[0].values;
+          if (v.size() > 64) v.resize(64);
+          in.args[0].shape[0] = static_cast<int64_t>(v.size());
+          ASSERT_FALSE(fam.validate(in)) << fam.name << " " << regime.name;
+          const OracleResult o = fam.oracle(in);
+          ASSERT_TRUE(o.decidable) << fam.name << " " << regime.name;
+          const Verdict verdict = judge(fam, in, t.native(in), o, nullptr);
+          EXPECT_FALSE(verdict.finding())
+              << t.id << " " << dtype_name(d) << " " << regime.name << ": " << verdict.max_ulp
+              << " ulps, cond " << verdict.cond << ", x " << in.args[0].values[verdict.worst];
+          EXPECT_LE(verdict.max_ratio, 1.0);
+        }
+  }
+}
+
+// Known unstable formulations (the catalog's rows) fail the verdict: the tolerances are not so
+// loose that they pass.
+TEST(ElementwiseStable, NaiveFormulationsAreFindings) {
+  struct Naive {
+    Unary f;
+    DType d;
+    double x;
+    std::function<double(double)> naive;
+  };
+  const Naive cases[] = {
+      {Unary::log1p, DType::f64, 1e-10, [](double x) { return std::log(1 + x); }},
+      {Unary::expm1, DType::f32, 1e-5, [](double x) { return double(std::exp(float(x)) - 1.0f); }},
+      {Unary::tanh, DType::f64, 1e-9,
+       [](double x) { return (std::exp(2 * x) - 1) / (std::exp(2 * x) + 1); }},
+      {Unary::erf, DType::f64, 1e-9, [](double x) { return 1 - std::erfc(x); }},
+      {Unary::log_sigmoid, DType::f64, -800, [](double x) { return -std::log(1 + std::exp(-x)); }},
+      {Unary::softplus, DType::f32, 100,
+       [](double x) { return double(std::log(1.0f + std::exp(float(x)))); }},
+      {Unary::gelu, DType::f64, -10,
+       [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      {Unary::gelu_tanh, DType::f32, -6,
+       [](double x) {
+         const float xf = float(x), u = 0.7978845608f * (xf + 0.044715f * xf * xf * xf);
+         return double(0.5f * xf * (1.0f + std::tanh(u)));
+       }},
+  };
+  for (const auto& c : cases) {
+    const Family& fam = family(c.f);
+    const Input in = row_input(c.d, {c.x});
+    const double y = round_to(c.d, c.naive(in.args[0].values[0]));
+    const Verdict v = judge(fam, in, {y}, fam.oracle(in), nullptr);
+    EXPECT_TRUE(v.oracle_fired) << fam.name << ": naive " << y << " vs " << v.exact;
+    // ... while the stable target passes on the same input.
+    EXPECT_FALSE(judge(fam, in, stable(c.f).native(in), fam.oracle(in), nullptr).finding())
+        << fam.name;
+  }
+}
+
+// The CESTAC run of a stable target agrees with its native run on an easy row.
+TEST(ElementwiseStable, CestacMeansTrackNativeOutputs) {
+  for (Unary f : kAll) {
+    const Target& t = stable(f);
+    for (DType d : {DType::f64, DType::f32}) {
+      const Input in = row_input(d, {0.25, 0.75, 1.5, 3.0});
+      const auto native = t.native(in);
+      CestacRequest req;
+      req.seed = 1;
+      const CestacOutput c = t.cestac(in, req);
+      ASSERT_EQ(c.mean.size(), native.size());
+      for (size_t i = 0; i < native.size(); ++i) {
+        EXPECT_NEAR(c.mean[i], native[i], 8 * dtype_unit_roundoff(d) * std::fabs(native[i]))
+            << t.id;
+        EXPECT_GT(c.digits[i], dtype_max_digits(d) - 2) << t.id << " " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace stabfuzz

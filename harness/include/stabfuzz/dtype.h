@@ -41,6 +41,13 @@ bool representable(DType d, double v);
 // only one is NaN or the two differ and one is infinite.
 double ulp_distance(DType d, double a, double b);
 
+// ULP error of `computed` against `exact`: |computed - exact| / ulp(exact), where ulp(exact) is
+// the format's spacing at exact's magnitude (the smallest subnormal for 0). Unlike ulp_distance it
+// does not count every value between the two, so a result whose relative error reaches 1 (an
+// ill-conditioned sum near 0) is measured in units of the exact value's precision. Returns 0 when
+// both are NaN or equal infinities, +inf when only one is finite.
+double ulp_error(DType d, double computed, double exact);
+
 // Decimal digits that a value of magnitude |v| can carry in this format: the full precision for
 // normal values, fewer for subnormals, none for zero.
 double available_digits(DType d, double v);

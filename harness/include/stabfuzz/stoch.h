@@ -402,7 +402,9 @@ class Stoch {
       }
     }
     if (ts.detect) {
-      if (a.zero_fast() && b.zero_fast()) detail::record_here(Kind::unstable_multiplication);
+      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
+      if (a.zero_fast() && b.zero_fast() && !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
+        detail::record_here(Kind::unstable_multiplication);
       if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     }
     return r;

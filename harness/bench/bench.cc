@@ -1,0 +1,162 @@
+// CESTAC overhead benchmark: softmax, logsumexp, layer_norm, naive and two-pass variance
+// (n = 4096) and gemm 128x128x128, native and under Stoch<T, 3>, for double and float.
+#include "harness/bench/bench.h"
+
+#include <ctime>
+#include <cmath>
+#include <functional>
+#include <ostream>
+
+#include "harness/gen/regimes.h"
+#include "injectors/variance.h"
+#include "stabfuzz/entropy.h"
+#include "stabfuzz/op.h"
+#include "targets/cpu/linalg.h"
+#include "targets/cpu/normalization.h"
+#include "targets/cpu/reductions.h"
+#include "targets/cpu/softmax.h"
+
+namespace stabfuzz::bench {
+namespace {
+
+// Thread CPU time: other processes on a loaded machine do not inflate it.
+double cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Keeps results alive so the compiler cannot drop the work.
+volatile double g_sink = 0;
+
+template <class S>
+double first_value(const std::vector<S>& y) {
+  if constexpr (std::is_floating_point_v<S>) return y.empty() ? 0.0 : static_cast<double>(y[0]);
+  else return y.empty() ? 0.0 : y[0].mean();
+}
+
+// Minimum over repeats of the mean time per call.
+template <class Op, class S>
+double time_per_call(const OpArgs<S>& args, const Options& opts) {
+  double best = INFINITY;
+  for (int r = 0; r < opts.repeats; ++r) {
+    int64_t calls = 0;
+    const double t0 = cpu_seconds();
+    double elapsed = 0;
+    do {
+      g_sink = g_sink + first_value(Op::template run<S>(args));
+      ++calls;
+      elapsed = cpu_seconds() - t0;
+    } while (elapsed < opts.seconds_per_measurement / opts.repeats);
+    best = std::min(best, elapsed / static_cast<double>(calls));
+  }
+  return best * 1e9;
+}
+
+template <class S>
+OpArgs<S> args_of(const Input& in) {
+  OpArgs<S> a;
+  a.input = &in;
+  for (const auto& t : in.args) {
+    std::vector<S> v;
+    for (double d : t.values) v.push_back(S(d));
+    a.x.push_back(std::move(v));
+  }
+  return a;
+}
+
+template <class Op, class T>
+Measurement measure(const std::string& op, const Input& in, double elements, const Options& opts) {
+  Measurement m;
+  m.op = op;
+  m.dtype = std::is_same_v<T, double> ? "f64" : "f32";
+  m.elements = elements;
+  const auto native = args_of<T>(in);
+  m.native_ns = time_per_call<Op, T>(native, opts) / elements;
+  {
+    cestac::Config config;
+    config.detect = opts.detect;
+    cestac::Run run(1, 1, config);
+    const auto stoch = args_of<Stoch<T>>(in);
+    m.cestac_ns = time_per_call<Op, Stoch<T>>(stoch, opts) / elements;
+  }
+  m.ratio = m.cestac_ns / m.native_ns;
+  return m;
+}
+
+Input row(DType d, size_t n, double shift, double scale, uint64_t seed) {
+  SeededEntropy e(seed, 0);
+  std::vector<double> v(n);
+  for (auto& x : v) x = shift + scale * e.normal();
+  return gen::row_input(d, std::move(v));
+}
+
+Input gemm_input(DType d, size_t m, size_t k, size_t n) {
+  SeededEntropy e(7, 0);
+  std::vector<double> a(m * k), b(k * n);
+  for (auto& x : a) x = e.normal();
+  for (auto& x : b) x = e.normal();
+  return gen::make_input(d, {Tensor{{int64_t(m), int64_t(k)}, a}, Tensor{{int64_t(k), int64_t(n)}, b}});
+}
+
+template <class T>
+void measure_all(DType d, const Options& opts, std::vector<Measurement>& out, std::ostream& progress) {
+  constexpr size_t kN = 4096, kG = 128;
+  auto add = [&](Measurement m) {
+    progress << "  " << m.op << " " << m.dtype << ": native " << m.native_ns << " ns, cestac "
+             << m.cestac_ns << " ns per element, ratio " << m.ratio << std::endl;
+    out.push_back(std::move(m));
+  };
+  add(measure<RowAsOp<targets::SoftmaxStable>, T>("softmax", row(d, kN, 0, 3, 1), kN, opts));
+  add(measure<targets::LogSumExpStable, T>("logsumexp", row(d, kN, 0, 3, 2), kN, opts));
+  Input ln = row(d, kN, 10, 1, 3);
+  ln.set_param("eps", 1e-5);
+  add(measure<targets::LayerNormStable, T>("layer_norm", ln, kN, opts));
+  Input var = row(d, kN, 1e3, 1, 4);
+  var.set_param("unbiased", 0);
+  add(measure<injectors::VarianceNaive, T>("variance_naive", var, kN, opts));
+  add(measure<targets::VarianceStable<false>, T>("variance_two_pass", var, kN, opts));
+  add(measure<targets::GemmStable, T>("gemm_128", gemm_input(d, kG, kG, kG), double(kG * kG * kG), opts));
+}
+
+}  // namespace
+
+std::vector<Measurement> run(const Options& opts, std::ostream& progress) {
+  std::vector<Measurement> out;
+  measure_all<double>(DType::f64, opts, out, progress);
+  measure_all<float>(DType::f32, opts, out, progress);
+  return out;
+}
+
+double geomean_ratio(const std::vector<Measurement>& ms, const std::string& dtype) {
+  double log_sum = 0;
+  int n = 0;
+  for (const auto& m : ms)
+    if (dtype.empty() || m.dtype == dtype) {
+      log_sum += std::log(m.ratio);
+      ++n;
+    }
+  return n ? std::exp(log_sum / n) : 0.0;
+}
+
+json::Value to_json(const std::vector<Measurement>& ms) {
+  json::Value out;
+  json::Array rows;
+  for (const auto& m : ms) {
+    json::Value r;
+    r.set("op", m.op);
+    r.set("dtype", m.dtype);
+    r.set("elements", m.elements);
+    r.set("native_ns", m.native_ns);
+    r.set("cestac_ns", m.cestac_ns);
+    r.set("ratio", m.ratio);
+    rows.push_back(std::move(r));
+  }
+  out.set("bench", std::move(rows));
+  out.set("geomean_ratio", geomean_ratio(ms, "f64"));
+  out.set("geomean_ratio_f32", geomean_ratio(ms, "f32"));
+  out.set("cestac", "Stoch<T, 3>, random rounding by error-free transformations, detection on");
+  return out;
+}
+
+}  // namespace stabfuzz::bench

@@ -130,7 +130,8 @@ struct AttentionShape {
 // - e_l = exp(x_l) rounded at p: relative error <= 2^-p (1 + 2^-61); Z = sum e_l (mpfr_sum): 2;
 // - N = sum e_l V_lj: products exact at p + 53 bits, mpfr_sum: |dN| <= 2^-p (sum |e V| + |N|);
 // - O = N / Z: one more rounding. Total |dO| / |O| <= 2^-p (kappa + 5), kappa = sum |e V| / |N|,
-//   so round_decided gets p - ceil(log2(kappa + 5)) - 1 bits.
+//   so round_decided gets p - ceil(log2(kappa + 5)) - 1 bits. Where every step was exact (ternary
+//   0: equal scores, e = 1) O is exact and rounds directly: the mean of two values can be a tie.
 bool attention_attempt(const Input& in, const AttentionShape& sh,
                        const std::vector<long double>& amp, long exp_bound, mpfr_prec_t p,
                        OracleResult& r) {
@@ -147,11 +148,12 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
   for (size_t i = 0; i < sh.s; ++i) {
     const size_t tl = sh.keys(i);
     std::vector<Real> sc;
+    int inexact = 0;  // any nonzero ternary value
     for (size_t l = 0; l < tl; ++l) {
       sc.emplace_back(ps);
       prod.load(Q.data() + i * sh.d, 1, K.data() + l * sh.d, 1, sh.d);
-      prod.sum(sc.back());
-      mpfr_mul_d(sc.back(), sc.back(), sh.prm.scale, MPFR_RNDN);
+      inexact |= prod.sum(sc.back());
+      inexact |= mpfr_mul_d(sc.back(), sc.back(), sh.prm.scale, MPFR_RNDN);
     }
     mpfr_set(mx, sc[0], MPFR_RNDN);
     for (size_t l = 1; l < tl; ++l)
@@ -159,10 +161,12 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
     e.clear();
     for (size_t l = 0; l < tl; ++l) {
       e.emplace_back(p);
-      mpfr_sub(x, sc[l], mx, MPFR_RNDN);
-      mpfr_exp(e.back(), x, MPFR_RNDN);
+      inexact |= mpfr_sub(x, sc[l], mx, MPFR_RNDN);
+      inexact |= mpfr_exp(e.back(), x, MPFR_RNDN);
     }
-    sum(z, e);
+    std::vector<mpfr_ptr> ep;
+    for (auto& v : e) ep.push_back(v);
+    inexact |= mpfr_sum(z, ep.data(), ep.size(), MPFR_RNDN);
     const long double zl = mpfr_get_ld(z, MPFR_RNDN);
     while (w.size() < tl) w.emplace_back(p + 53);
     for (size_t j = 0; j < sh.dv; ++j) {
@@ -176,7 +180,7 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
         abs_sum += std::fabs(mpfr_get_ld(w[l], MPFR_RNDN));
         wp.push_back(w[l].get());
       }
-      mpfr_sum(num, wp.data(), wp.size(), MPFR_RNDN);
+      const int num_inexact = inexact | mpfr_sum(num, wp.data(), wp.size(), MPFR_RNDN);
       const size_t out = i * sh.dv + j;
       if (mpfr_zero_p(num)) {
         if (!column_zero) return false;  // the approximations cancelled: 0 is not proven
@@ -184,10 +188,10 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
         r.cond[out] = 0.0;
         continue;
       }
-      mpfr_div(o, num, z, MPFR_RNDN);
+      const bool exact = (num_inexact | mpfr_div(o, num, z, MPFR_RNDN)) == 0;
       const long double kappa = abs_sum / std::fabs(mpfr_get_ld(num, MPFR_RNDN));
       const long err_bits = p - static_cast<long>(std::ceil(std::log2(kappa + 5))) - 1;
-      const auto y = round_decided(o, err_bits, in.dtype);
+      const auto y = exact ? round_nearest(o, in.dtype) : round_decided(o, err_bits, in.dtype);
       if (!y) return false;
       r.exact[out] = *y;
       // cond_ij = (sum_l P |V_lj| + 2 sum_l P A_il |V_lj - O_ij|) / |O_ij|, P = e_l / Z.
@@ -233,7 +237,8 @@ OracleResult attention(const Input& in) {
 
 // Error budget at working precision p (2^-p units): a.b, |a|^2 and |b|^2 are correctly rounded
 // sums of exact products (1 each); |a| |b| = sqrt(|a|^2 |b|^2): 1 + 3/2 = 2.5; max(., eps) is
-// 1-Lipschitz, so either branch near the kink keeps that; the division adds 1: 4.5 < 2^3.
+// 1-Lipschitz, so either branch near the kink keeps that; the division adds 1: 4.5 < 2^3. An
+// exact result (every ternary 0) rounds directly.
 OracleResult cosine_similarity(const Input& in) {
   const auto& a = in.args.at(0).values;
   const auto& b = in.args.at(1).values;
@@ -245,22 +250,19 @@ OracleResult cosine_similarity(const Input& in) {
   bb.load(b.data(), 1, b.data(), 1, n);
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     Real dab(p), saa(p), sbb(p), nn(p), y(p);
-    ab.sum(dab);  // 0 only when a.b is exactly 0
+    const int dab_inexact = ab.sum(dab);  // 0 only when a.b is exactly 0
     if (mpfr_zero_p(dab)) {
       r.exact = {0.0};
       r.cond = {sum_cond(ab.abs_sum(), 0)};
       return true;
     }
-    aa.sum(saa);
-    bb.sum(sbb);
-    mpfr_mul(nn, saa, sbb, MPFR_RNDN);
-    mpfr_sqrt(nn, nn, MPFR_RNDN);
+    int inexact = dab_inexact | aa.sum(saa) | bb.sum(sbb);
+    inexact |= mpfr_mul(nn, saa, sbb, MPFR_RNDN);
+    inexact |= mpfr_sqrt(nn, nn, MPFR_RNDN);
     const bool above = mpfr_cmp_d(nn, eps) >= 0;
-    if (above)
-      mpfr_div(y, dab, nn, MPFR_RNDN);
-    else
-      mpfr_div_d(y, dab, eps, MPFR_RNDN);
-    const auto rounded = round_decided(y, p - 3, in.dtype);
+    inexact |= above ? mpfr_div(y, dab, nn, MPFR_RNDN) : mpfr_div_d(y, dab, eps, MPFR_RNDN);
+    const auto rounded =
+        inexact == 0 ? round_nearest(y, in.dtype) : round_decided(y, p - 3, in.dtype);
     if (!rounded) return false;
     r.exact = {*rounded};
     const long double yl = mpfr_get_ld(y, MPFR_RNDN);
@@ -334,16 +336,14 @@ namespace {
 // 1 - beta^t into `out` (precision P = p + 64 + k, 1 - beta >= 2^-k): beta^t is rounded at P
 // (absolute error <= 2^-P, as beta^t < 1) and the subtraction adds 2^-P relative, so the relative
 // error is <= 2^-(P-k) + 2^-P <= 2^-(p+63): negligible next to the 2^-p steps below.
-void bias_correction(Real& out, double beta, double t, mpfr_prec_t p) {
+// Returns nonzero when inexact.
+int bias_correction(Real& out, double beta, double t, mpfr_prec_t p) {
   const mpfr_prec_t k = beta > 0 ? 1 - std::ilogb(1 - beta) : 0;
   mpfr_set_prec(out, p + 64 + k);
-  if (beta == 0) {
-    mpfr_set_ui(out, 1, MPFR_RNDN);
-    return;
-  }
+  if (beta == 0) return mpfr_set_ui(out, 1, MPFR_RNDN);
   mpfr_set_d(out, beta, MPFR_RNDN);
-  mpfr_pow_ui(out, out, static_cast<unsigned long>(t), MPFR_RNDN);
-  mpfr_ui_sub(out, 1, out, MPFR_RNDN);
+  return mpfr_pow_ui(out, out, static_cast<unsigned long>(t), MPFR_RNDN) |
+         mpfr_ui_sub(out, 1, out, MPFR_RNDN);
 }
 
 }  // namespace
@@ -353,7 +353,7 @@ void bias_correction(Real& out, double beta, double t, mpfr_prec_t p) {
 // Error budget at p (2^-p units): m' = mpfr_sum(b1 m, g, -b1 g) and v' = mpfr_sum(b2 v, g^2,
 // -b2 g^2) of exact products: 1 each; m^ = m' / bc1: 2; lr m^: 3; v^: 2; sqrt: 2; D = sqrt + eps:
 // 3; U = lr m^ / D: 7, say 8 with second-order terms; p - U: |dp'| <= 2^-p (8 |U| + |p'|), so
-// round_decided gets p - ceil(log2(8 |U| / |p'| + 1)) - 1 bits.
+// round_decided gets p - ceil(log2(8 |U| / |p'| + 1)) - 1 bits; an exact p' rounds directly.
 //
 // cond_i = (|p| + |K1 b1 m| + |W r_v| + |K1 (1 - b1) g - W r_g|) / |p'| from dp' = p e_p - dU,
 // dU = K1 dm' - W dv'/v', K1 = lr / (bc1 D) = U / m', W = U sqrt(v^) / (2 D) (the v' derivative
@@ -368,8 +368,8 @@ OracleResult adam(const Input& in) {
   const long double lr = prm.lr, b1 = prm.beta1, b2 = prm.beta2;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     Real bc1(2), bc2(2);
-    bias_correction(bc1, prm.beta1, prm.step, p);
-    bias_correction(bc2, prm.beta2, prm.step, p);
+    const int bc_inexact =
+        bias_correction(bc1, prm.beta1, prm.step, p) | bias_correction(bc2, prm.beta2, prm.step, p);
     const long double bc1l = mpfr_get_ld(bc1, MPFR_RNDN);
     std::vector<Real> t;
     for (int k = 0; k < 3; ++k) t.emplace_back(160);
@@ -382,24 +382,26 @@ OracleResult adam(const Input& in) {
       mpfr_mul_d(t[0], t[0], prm.beta1, MPFR_RNDN);  // exact (160 bits)
       mpfr_set_d(t[1], G[i], MPFR_RNDN);
       mpfr_mul_d(t[2], t[1], -prm.beta1, MPFR_RNDN);
-      mpfr_sum(mp, tp, 3, MPFR_RNDN);
+      int inexact = bc_inexact | mpfr_sum(mp, tp, 3, MPFR_RNDN);
       mpfr_set_d(t[0], V[i], MPFR_RNDN);
       mpfr_mul_d(t[0], t[0], prm.beta2, MPFR_RNDN);
       mpfr_set_d(t[1], G[i], MPFR_RNDN);
       mpfr_sqr(t[1], t[1], MPFR_RNDN);
       mpfr_mul_d(t[2], t[1], -prm.beta2, MPFR_RNDN);
-      mpfr_sum(vp, tp, 3, MPFR_RNDN);
-      mpfr_div(sq, vp, bc2, MPFR_RNDN);
-      mpfr_sqrt(sq, sq, MPFR_RNDN);
-      mpfr_add_d(den, sq, prm.eps, MPFR_RNDN);
-      mpfr_div(mh, mp, bc1, MPFR_RNDN);
-      mpfr_mul_d(u, mh, prm.lr, MPFR_RNDN);
-      mpfr_div(u, u, den, MPFR_RNDN);
-      mpfr_sub_d(pp, u, P[i], MPFR_RNDN);
+      inexact |= mpfr_sum(vp, tp, 3, MPFR_RNDN);
+      inexact |= mpfr_div(sq, vp, bc2, MPFR_RNDN);
+      inexact |= mpfr_sqrt(sq, sq, MPFR_RNDN);
+      inexact |= mpfr_add_d(den, sq, prm.eps, MPFR_RNDN);
+      inexact |= mpfr_div(mh, mp, bc1, MPFR_RNDN);
+      inexact |= mpfr_mul_d(u, mh, prm.lr, MPFR_RNDN);
+      inexact |= mpfr_div(u, u, den, MPFR_RNDN);
+      inexact |= mpfr_sub_d(pp, u, P[i], MPFR_RNDN);
       mpfr_neg(pp, pp, MPFR_RNDN);  // p - U
       const long double ul = mpfr_get_ld(u, MPFR_RNDN), ppl = mpfr_get_ld(pp, MPFR_RNDN);
       if (mpfr_zero_p(u)) {  // m' or lr is exactly 0: p' = p
         r.exact[i] = P[i];
+      } else if (inexact == 0) {  // every step exact, 0 included
+        r.exact[i] = round_nearest(pp, in.dtype);
       } else {
         if (mpfr_zero_p(pp)) return false;  // p ~ U: 0 is not proven
         const long err =

@@ -138,6 +138,7 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
 int run_bench(const Options& o) {
   if (o.command.size() > 1) throw InputError("bench takes no arguments besides flags");
   bench::Options bo;
+  if (o.budget_s > 0) bo.seconds_per_measurement = o.budget_s / 24;  // 12 kernels x native, cestac
   static std::ostringstream sink;
   std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
   progress << "stabfuzz bench: ns per element, native vs Stoch<T,3> (detection on), same template"

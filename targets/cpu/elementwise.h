@@ -156,9 +156,6 @@ struct GeluTanhStable {
   static T eval(T x) {
     using std::isinf;
     if (isinf(x)) return x > T(0) ? x : T(-0.0);
-    // gelu_tanh(+-0) = +-0 exactly; this also keeps 0 * 0 (x * x) out of CESTAC runs, where a
-    // product of two exact zeros counts as an unstable multiplication.
-    if (x == T(0)) return x;
     const T z = T(ew::kTwoSqrtTwoOverPi) * (x * (T(1) + T(ew::kGeluTanhCubic) * (x * x)));
     return x * ew::sigmoid(z);
   }

@@ -99,7 +99,7 @@ struct AttentionStable {
       T m = e[0];
       for (size_t l = 1; l < tl; ++l)
         if (e[l] > m) m = e[l];
-      for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l] - m);  // exponents <= 0: no overflow
+      for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l]);  // exponents <= 0: no overflow
       const T z = pairwise_sum(e.data(), tl);                // z >= 1
       for (size_t j = 0; j < dv; ++j) {
         for (size_t l = 0; l < tl; ++l) w[l] = linalg_detail::mul(e[l], v[l * dv + j]);

@@ -26,9 +26,21 @@ T count(size_t n) {
   return T(static_cast<double>(n));
 }
 
+// log1p(t) for t >= 0. Below 2^-60, log1p(t) = t (1 - t/2 + ...) rounds to t in every format
+// (t/2 is below half an ULP), so t is returned as is: for a subnormal t that saves a second
+// rounding, which random rounding would turn into noise of a whole subnormal ULP.
+template <class T>
+T log1p_nonneg(const T& t) {
+  using std::log1p;
+  return t < T(0x1p-60) ? t : log1p(t);
+}
+
 // The pieces of log-sum-exp with the maximum m = x[k] subtracted: lse = m + l with
-// l = log1p(sum_{j != k} e^(x_j - m)). log1p keeps l accurate when one logit dominates (l << 1),
-// where log(1 + t) would round 1 + t and lose every digit of l.
+// l = log1p(t), t = sum_{j != k} e^(x_j - m). log1p keeps l accurate when one logit dominates
+// (l << 1), where log(1 + t) would round 1 + t and lose every digit of l. t is formed as
+// e^((m2 - m) + log u), u = sum_{j != k} e^(x_j - m2) >= 1 with m2 the largest other logit, so
+// that a t below the normal range (gaps beyond 708 in f64, 87 in f32) is rounded once instead
+// of summing subnormal terms, each off by up to half a subnormal ULP.
 template <class T>
 struct ShiftedLse {
   T m;
@@ -38,13 +50,19 @@ struct ShiftedLse {
 template <class T>
 ShiftedLse<T> shifted_lse(const std::vector<T>& x) {
   using std::exp;
-  using std::log1p;
+  using std::log;
+  const size_t n = x.size();
   size_t k = 0;
-  for (size_t i = 1; i < x.size(); ++i)
+  for (size_t i = 1; i < n; ++i)
     if (x[i] > x[k]) k = i;
-  std::vector<T> e(x.size());
-  for (size_t j = 0; j < x.size(); ++j) e[j] = j == k ? T(0) : exp(x[j] - x[k]);  // <= 1
-  return {x[k], log1p(pairwise_sum(e.data(), e.size()))};
+  if (n == 1) return {x[k], T(0)};
+  size_t k2 = k == 0 ? 1 : 0;
+  for (size_t i = 0; i < n; ++i)
+    if (i != k && x[i] > x[k2]) k2 = i;
+  std::vector<T> e(n);
+  for (size_t j = 0; j < n; ++j) e[j] = j == k ? T(0) : exp(x[j] - x[k2]);  // <= 1, e[k2] = 1
+  const T u = pairwise_sum(e.data(), n);
+  return {x[k], log1p_nonneg(exp((x[k2] - x[k]) + log(u)))};
 }
 
 // y = c / sqrt(mean(c^2) + eps), scaled so that neither c^2 nor eps / c^2 leaves the range:
@@ -152,13 +170,12 @@ struct BceWithLogitsStable {
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::exp;
     using std::fabs;
-    using std::log1p;
     const auto& x = a.x[0];
     const auto& z = a.x[1];
     std::vector<T> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
       const T xz = (x[i] == T(0) || z[i] == T(0)) ? T(0) : x[i] * z[i];
-      y[i] = ((x[i] > T(0) ? x[i] : T(0)) - xz) + log1p(exp(-fabs(x[i])));
+      y[i] = ((x[i] > T(0) ? x[i] : T(0)) - xz) + norm_kernels::log1p_nonneg(exp(-fabs(x[i])));
     }
     return y;
   }

@@ -57,7 +57,7 @@ SF_ALWAYS_INLINE int exponent_field(T x) {
 // r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf:
 // the result moves to r's neighbour on e's side when that is the chosen directed rounding.
 // Branch-free (integer selects): the direction is random, so a branch would mispredict half the
-// time. NaN or zero e never moves; r = max finite moving up gives inf, as rounding up must.
+// time. NaN or zero e never moves.
 template <class T>
 SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
   using B = Bits<T>;
@@ -68,7 +68,11 @@ SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
   const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);   // away from zero: +1 ulp
   B stepped = rb + same_sign + same_sign - 1;                       // else -1 ulp
   stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;                // 0: smallest subnormal
-  return std::bit_cast<T>(move ? stepped : rb);
+  // Nor does a finite r step to inf: rounding up past the largest finite value would make one
+  // sample overflow where round to nearest does not (softplus(DBL_MAX) is DBL_MAX, not inf).
+  const bool stays_finite =
+      (stepped & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity());
+  return std::bit_cast<T>((move && stays_finite) ? stepped : rb);
 }
 
 // A result whose exact side is unknown (libm's double functions, within ~1 ulp): kept with
@@ -268,7 +272,7 @@ struct Simd4 {
 #endif
   }
   // random_round on four lanes: x = RN(exact), e has the sign of exact - x, `up` the lanes
-  // rounding toward +inf. Branch-free; infinite x never moves.
+  // rounding toward +inf. Branch-free; infinite x never moves, finite x never steps to inf.
   static SF_ALWAYS_INLINE V random_round(V x, V e, M up) {
     const M rb = (M)x, eb = (M)e;
     M move = (up & (e > 0)) | (~up & (e < 0));
@@ -277,6 +281,7 @@ struct Simd4 {
     M stepped = rb + ((same & 2) - 1);
     const M zero = x == 0;
     stepped = (zero & ((eb & kSign) | 1)) | (~zero & stepped);
+    move &= (stepped & ~kSign) < kInfBits;  // no sample steps from finite to inf
     return (V)((move & stepped) | (~move & rb));
   }
 };
@@ -303,7 +308,10 @@ template <const Format& F>
 SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
   double r = round_to_format(F, x);
   const double e = x - r;
-  if (e != 0 && std::isfinite(r) && (up ? e > 0 : e < 0)) r = format_neighbour(F, r, e);
+  if (e != 0 && std::isfinite(r) && (up ? e > 0 : e < 0)) {
+    const double n = format_neighbour(F, r, e);
+    if (std::isfinite(n)) r = n;  // as for float and double: no sample steps from finite to inf
+  }
   return static_cast<float>(r);
 }
 

@@ -6,6 +6,7 @@
 // units of 2^-p (one correctly rounded MPFR operation); x is exact (53 bits).
 #include "oracles/elementwise.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 

@@ -1,5 +1,6 @@
-// Linalg oracles: exact dot products, GEMM, attention, cosine similarity, pairwise distance and one
-// Adam step, correctly rounded, with their componentwise condition numbers; and the parameters.
+// The linalg families' contracts: parameters, input validation, MPFR oracles and conditioning.
+// dot, gemm, attention, cosine_similarity, pairwise_distance and one Adam step; outputs correctly
+// rounded to the dtype, with componentwise condition numbers per output.
 #pragma once
 
 #include <cmath>

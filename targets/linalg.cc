@@ -1,5 +1,5 @@
-// The linalg families (dot, gemm, attention, cosine_similarity, pairwise_distance, adam): value
-// regimes, tolerances and their stable CPU references. Contracts and oracles: oracles/linalg.h.
+// The linalg families: value regimes, tolerances and stable CPU references of each.
+// dot, gemm, attention, cosine_similarity, pairwise_distance, adam; contracts: oracles/linalg.h.
 #include "oracles/linalg.h"
 
 #include <algorithm>
@@ -20,6 +20,10 @@ using Vec = std::vector<double>;
 using Sampler = std::function<Input(Entropy&, DType)>;
 
 // ---- tolerances ---------------------------------------------------------------------------------
+// The bounds set the thresholds. Measured worst error / tolerance of each stable target over
+// `stabfuzz --target F --seed S --runs 300`, S = 1, 2, 3 (summary.json max_error_over_tolerance),
+// f64 / f32: dot 0.083 / 0.084, gemm 0.145 / 0.164, attention 0.035 / 0.057, cosine_similarity
+// 0.083 / 0.061, pairwise_distance 0.133 / 0.182, adam 0.073 / 0.098.
 // In ULPs at cond <= 1, for n = all input values (n >= any reduction length, so log2 n bounds its
 // log2). A pairwise sum of k terms errs by (7 + log2(k/8)) u sum |terms|, a product by u: a dot
 // product errs by <= (8 + log2 k) u sum |a b| = (4 + log2(k)/2) u cond |y| (cond has the factor
@@ -59,9 +63,8 @@ double depth(Entropy& e, DType d) {
   return std::pow(10.0, -e.uniform(1.0, d == DType::f64 ? 16.0 : 7.5));
 }
 // Conditioning the cancellation regimes aim at: C log-uniform in [10, 0.02 / (u tol)]. Beyond
-// cond ~ 1 / (u tol) a correct kernel's relative error reaches 1, an output may come out 0 or with
-// the wrong sign, and its ULP distance to the exact value counts every float down to 0 (~4e18 in
-// f64): the verdict's tol cond no longer describes it.
+// cond ~ 1 / (u tol) the allowed error tol cond ulp exceeds the exact value itself: a correct
+// kernel may return 0 or the wrong sign, and only a non-finite output could still be judged.
 double cond_target(Entropy& e, DType d, double tol) {
   return e.log_uniform(10, 0.02 / (dtype_unit_roundoff(d) * tol));
 }
@@ -507,7 +510,7 @@ std::vector<Regime> adam_regimes() {
       {"cancel_update", "p = U (1 + 1/C), m of g's sign (no cancellation in m'): cond ~ 2C",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
-         const double s = e.log_uniform(1e-4, 10), c = 1 / cond_target(e, d, 41);
+         const double s = e.log_uniform(1e-4, 10), c = 1 / cond_target(e, d, adam_tolerance(d, n));
          Input in = adam_input(e, d, n, s, 100);
          const auto q = oracle::adam_params(in);
          for (size_t i = 0; i < n; ++i) {
@@ -565,24 +568,21 @@ std::vector<Family> linalg_families() {
                  decltype(Family::validate) validate, decltype(Family::oracle) oracle,
                  decltype(Family::tolerance_ulps) tol, std::string desc,
                  decltype(Target::native) native, decltype(Target::cestac) cestac) {
-    Family f;
-    f.name = name;
-    f.summary = std::move(summary);
-    f.regimes = std::move(regimes);
-    f.validate = std::move(validate);
-    f.oracle = std::move(oracle);
-    f.tolerance_ulps = std::move(tol);
-    f.cestac_margin_digits = 1.0;
-    f.finite_outputs = true;
-    Target t;
-    t.id = name + "/cpu/stable";
-    t.kind = TargetKind::reference;
-    t.description = std::move(desc);
-    t.dtypes = {DType::f64, DType::f32};
-    t.native = std::move(native);
-    t.cestac = std::move(cestac);
-    f.targets.push_back(std::move(t));
-    out.push_back(std::move(f));
+    Target t{.id = name + "/cpu/stable",
+             .kind = TargetKind::reference,
+             .description = desc,
+             .dtypes = {DType::f64, DType::f32},
+             .native = native,
+             .cestac = cestac};
+    out.push_back(Family{.name = name,
+                         .summary = summary,
+                         .regimes = std::move(regimes),
+                         .validate = validate,
+                         .oracle = oracle,
+                         .tolerance_ulps = tol,
+                         .cestac_margin_digits = 1.0,
+                         .finite_outputs = true,
+                         .targets = {t}});
   };
   add("dot", "y = sum_i a_i b_i; inputs a [n], b [n]; one output", dot_regimes(),
       oracle::validate_dot, oracle::dot, dot_tolerance, "rounded products, pairwise sum",

@@ -80,7 +80,9 @@ Verdict judge(const Family& family, const Input& in, const std::vector<double>& 
       const double mag = have_exact ? oracle.exact[i] : mean;
       const double c = have_exact ? std::max(1.0, oracle.cond[i]) : 1.0;
       const double available = available_digits(d, mag);
-      const double expected = std::min(available, full - std::log10(v.tolerance_ulps * c));
+      // What the format can carry at this magnitude, less what the tolerance and the
+      // conditioning allow to be lost (subnormal outputs get the same allowance).
+      const double expected = std::min(available, full) - std::log10(v.tolerance_ulps * c);
       // Outputs that are exactly zero carry no digits; they do not set the run's minimum.
       if (available > 0 || !std::isfinite(mean)) v.min_digits = std::min(v.min_digits, dig);
       // Samples that agree exactly carry no rounding noise; a finite value is then fully judged

@@ -4,8 +4,9 @@
 //  - oracle detector: ulp_error(out_i, exact_i) > tol(n) * max(1, cond_i) (|out - exact| in units
 //    of exact's ULP), or a non-finite output
 //    where the exact result is finite;
-//  - CESTAC detector: digits(out_i) < expected_i - margin with expected_i = min(digits the value can
-//    carry in its format, -log10(u * tol(n) * max(1, cond_i))), a non-finite output where the
+//  - CESTAC detector: digits(out_i) < expected_i - margin with expected_i = (digits the value can
+//    carry in its format at its magnitude) - log10(tol(n) * max(1, cond_i)), a non-finite output
+//    where the
 //    family's outputs are always finite, or an instability that invalidates the run
 //    (self-validation failure: unstable x, / or power; samples disagreeing on NaN/Inf).
 #pragma once

@@ -51,18 +51,34 @@ std::vector<double> simpler_floats(double v, DType d) {
 
 rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
   rc::Seq<Input> all;
+  // Shorter rows: when every tensor is a 1-D row of one length n (softmax's row, dot's two rows,
+  // adam's four), the same positions are removed from all of them, so candidates stay valid;
+  // chunks removed from one row alone would be O(n^2) candidates the family rejects.
+  bool rows = !in.args.empty();
+  for (const auto& t : in.args)
+    rows &= t.shape.size() == 1 && t.values.size() == in.args[0].values.size();
+  if (rows) {
+    std::vector<uint32_t> index(in.args[0].values.size());
+    for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+    all = rc::seq::map(rc::shrink::removeChunks(std::move(index)), [in](const std::vector<uint32_t>& keep) {
+      Input c = in;
+      for (auto& t : c.args) {
+        std::vector<double> v;
+        v.reserve(keep.size());
+        for (uint32_t i : keep) v.push_back(t.values[i]);
+        t.values = std::move(v);
+        t.shape[0] = static_cast<int64_t>(keep.size());
+      }
+      return c;
+    });
+  }
   for (size_t k = 0; k < in.args.size(); ++k) {
     const Tensor& t = in.args[k];
     auto with_values = [in, k](std::vector<double> vals) {
       Input c = in;
-      if (c.args[k].shape.size() == 1) c.args[k].shape[0] = static_cast<int64_t>(vals.size());
       c.args[k].values = std::move(vals);
       return c;
     };
-    if (t.shape.size() == 1) {
-      all = rc::seq::concat(std::move(all),
-                            rc::seq::map(rc::shrink::removeChunks(t.values), with_values));
-    }
     const DType d = in.dtype;
     all = rc::seq::concat(
         std::move(all),

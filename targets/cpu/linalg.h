@@ -1,5 +1,6 @@
-// Stable CPU references of the linalg group (dot, GEMM, attention, cosine similarity, pairwise
-// distance, Adam), each written once as a template over the scalar type.
+// The linalg families' stable CPU references, each a template over the scalar type.
+// dot, gemm, attention, cosine_similarity, pairwise_distance, adam: pairwise sums, scaled norms,
+// max-shifted softmax, cancellation-free bias corrections.
 #pragma once
 
 #include <cmath>
@@ -14,26 +15,20 @@ namespace stabfuzz::targets {
 
 namespace linalg_detail {
 
-// a * b, but two zeros (exact or computational) multiply to an exact 0: CESTAC counts the product
-// of two zeros, even exact ones, as an unstable multiplication (a self-validation failure), though
-// inputs with zeros (ReLU outputs, masks) are ordinary. Natively this is a * b up to the sign of 0.
-template <class T>
-T mul(const T& a, const T& b) {
-  return a == T(0) && b == T(0) ? T(0) : a * b;
-}
-
-// v^2 through mul: a term at the noise level cannot move a sum of squares.
+// v^2, but a computational zero squares to an exact 0: CESTAC counts the product of two noisy
+// zeros as an unstable multiplication (a self-validation failure), though a term at the noise
+// level cannot move a sum of squares. Natively this is v * v.
 template <class T>
 T square(const T& v) {
-  return mul(v, v);
+  return v == T(0) ? T(0) : v * v;
 }
 
-// sum_i a[i sa] b[i sb]: n rounded products, then a pairwise sum; error <= (8 + log2 n) u sum |a
-// b|.
+// sum_i a[i sa] b[i sb]: n rounded products, then a pairwise sum. Error <= (8 + log2 n) u times
+// sum |a_i b_i|.
 template <class T>
 T pairwise_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vector<T>& buf) {
   buf.resize(n);
-  for (size_t i = 0; i < n; ++i) buf[i] = mul(a[i * sa], b[i * sb]);
+  for (size_t i = 0; i < n; ++i) buf[i] = a[i * sa] * b[i * sb];
   return pairwise_sum(buf.data(), n);
 }
 
@@ -94,15 +89,14 @@ struct AttentionStable {
     for (size_t i = 0; i < s; ++i) {
       const size_t tl = prm.causal ? i + 1 : t;
       for (size_t l = 0; l < tl; ++l)
-        e[l] = linalg_detail::mul(linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf),
-                                  scale);
+        e[l] = linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf) * scale;
       T m = e[0];
       for (size_t l = 1; l < tl; ++l)
         if (e[l] > m) m = e[l];
-      for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l]);  // exponents <= 0: no overflow
+      for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l] - m);  // exponents <= 0: no overflow
       const T z = pairwise_sum(e.data(), tl);                // z >= 1
       for (size_t j = 0; j < dv; ++j) {
-        for (size_t l = 0; l < tl; ++l) w[l] = linalg_detail::mul(e[l], v[l * dv + j]);
+        for (size_t l = 0; l < tl; ++l) w[l] = e[l] * v[l * dv + j];
         o[i * dv + j] = pairwise_sum(w.data(), tl) / z;
       }
     }
@@ -131,7 +125,7 @@ struct CosineSimilarityStable {
       hx[i] = x[i] / sa;
       hy[i] = y[i] / sb;
     }
-    for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::mul(hx[i], hy[i]);
+    for (size_t i = 0; i < n; ++i) buf[i] = hx[i] * hy[i];
     const T dot = pairwise_sum(buf.data(), n);
     for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hx[i]);
     const T na = sqrt(pairwise_sum(buf.data(), n));  // >= 1: the largest entry is exactly +-1
@@ -184,13 +178,12 @@ struct AdamStable {
     const auto& g = a.x[1];
     const auto& m = a.x[2];
     const auto& v = a.x[3];
-    using linalg_detail::mul;
     std::vector<T> out(p.size());
     for (size_t i = 0; i < p.size(); ++i) {
-      const T mi = mul(b1, m[i]) + mul(c1, g[i]);
-      const T vi = mul(b2, v[i]) + mul(c2, mul(g[i], g[i]));
+      const T mi = b1 * m[i] + c1 * g[i];
+      const T vi = b2 * v[i] + c2 * (g[i] * g[i]);
       const T denom = sqrt(vi / bc2) + eps;
-      out[i] = p[i] - mul(lr, mi / bc1) / denom;
+      out[i] = p[i] - lr * (mi / bc1) / denom;
     }
     return out;
   }

@@ -1,6 +1,6 @@
-// Linalg oracles, validation and stable targets: dot, gemm, attention, cosine_similarity,
-// pairwise_distance and adam against exact identities, independent references and hand-derived
-// condition numbers.
+// Tests of the linalg oracles, input validation and stable targets.
+// dot, gemm, attention, cosine_similarity, pairwise_distance, adam: exact identities, independent
+// references, hand-derived condition numbers, and the verdict on stable and naive kernels.
 #include "oracles/linalg.h"
 
 #include <gtest/gtest.h>

@@ -103,6 +103,10 @@ TEST(NormalizationContracts, ParametersAreChecked) {
   EXPECT_FALSE(valid("layer_norm", row(DType::f64, {1e301, 1})));  // > max / 2^26
   EXPECT_TRUE(valid("layer_norm", row(DType::f64, {1e290, 1})));
   EXPECT_TRUE(valid("rms_norm", row(DType::f64, {1e308, -1e308})));
+  // Logits and logq are bounded the same way, so that x_i - max x and the KL sum stay finite.
+  EXPECT_FALSE(valid("log_softmax", row(DType::f64, {1e302, -1e302})));
+  EXPECT_FALSE(valid("kl_div", rows2(DType::f64, {-1e302}, {0.5})));
+  EXPECT_TRUE(valid("bce_with_logits", rows2(DType::f64, {-1e308}, {0.5})));
   EXPECT_FALSE(valid("batch_norm", row(DType::f64, {1, 2})));
   EXPECT_TRUE(valid("batch_norm", matrix(DType::f64, 2, 1, {1, 2})));
   EXPECT_FALSE(valid("batch_norm", gen::make_input(DType::f64, {Tensor{{2, 2}, {1, 2, 3}}})));
@@ -191,6 +195,21 @@ TEST(LogSoftmaxOracle, ConditionNumberByHand) {
   const LD s0 = std::exp(1.0L) / (1 + std::exp(1.0L));
   EXPECT_NEAR(r.cond[0], static_cast<double>((1 - s0) / std::log1p(std::exp(-1.0L))), 1e-12);
   EXPECT_NEAR(r.cond[1], static_cast<double>(s0 / std::log1p(std::exp(1.0L))), 1e-12);
+}
+
+TEST(LogSoftmaxKernel, SubnormalTailIsRoundedOnce) {
+  // y_0 = -log1p(t), t = sum_j e^(x_j) ~ 1e-311: the sum of these 1000 subnormal exps errs by 13
+  // subnormal ULPs (up to 500 in general); e^((m2 - m) + log u) rounds once.
+  std::vector<double> x{0.0};
+  for (int j = 0; j < 1000; ++j) x.push_back(-720.0 - 0.0123 * j);
+  const Input in = row(DType::f64, x);
+  const auto y = op_native<targets::LogSoftmaxStable>()(in);
+  const auto r = oracle::log_softmax(in);
+  EXPECT_LT(r.exact[0], 0.0);
+  EXPECT_GT(r.exact[0], -dtype_min_normal(DType::f64));
+  EXPECT_LE(ulp_distance(DType::f64, y[0], r.exact[0]), 3.0) << y[0] << " " << r.exact[0];
+  const Family& f = fam("log_softmax");
+  EXPECT_FALSE(campaign::evaluate(f, f.targets[0], in, CestacRequest{}).finding());
 }
 
 TEST(CrossEntropyOracle, IsMinusLogSoftmaxAtTheTarget) {
@@ -361,9 +380,22 @@ TEST(BatchNormKernel, ConstantChannelGivesExactZeroWhereTwoPassWithARoundedMeanG
   for (int i = 0; i < 7; ++i) s += c;
   const float mean = s / 7, d = c - mean;
   EXPECT_NEAR(std::fabs(d / std::sqrt(d * d + 1e-5f)), 1.0f, 1e-6f);
-  // The stable kernel under CESTAC: exact zeros are never multiplied together.
+  // The stable kernel under CESTAC: no instability invalidates the run.
   const auto ce = op_cestac<targets::BatchNormStable>()(in, CestacRequest{});
   EXPECT_FALSE(ce.log.self_validation_failed());
+}
+
+TEST(NormKernels, CentredValuesAtNoiseLevelAreNotSquared) {
+  // x_1 is the mean up to rounding: under CESTAC c_1 is a noisy zero, and c_1 * c_1 would be an
+  // unstable multiplication (a self-validation failure) if the kernel squared it.
+  int failures = 0;
+  for (double a : {0.1, 0.7, 1.3, 2.9, 10.1})
+    for (DType d : {DType::f64, DType::f32}) {
+      const Input in = row(d, {a, 2 * a, 3 * a});
+      const auto ce = op_cestac<targets::LayerNormStable>()(in, CestacRequest{});
+      failures += ce.log.self_validation_failed();
+    }
+  EXPECT_EQ(failures, 0);
 }
 
 TEST(NormKernels, StableTargetsKeepExactZerosAndHugeValues) {
@@ -379,7 +411,7 @@ TEST(NormKernels, StableTargetsKeepExactZerosAndHugeValues) {
   const auto ce =
       op_cestac<targets::RmsNormStable>()(row(DType::f64, {0.0, 0.0, 1.0}), CestacRequest{});
   EXPECT_FALSE(ce.log.self_validation_failed());
-  // x z with x = z = 0 is not computed: CESTAC would count 0 x 0 as an unstable multiplication.
+  // Exact zeros in both rows: no instability that invalidates the CESTAC run.
   const Input bce = rows2(DType::f32, {0.0, -0.0, 2.0}, {0.0, 0.0, 0.0});
   const auto cb = op_cestac<targets::BceWithLogitsStable>()(bce, CestacRequest{});
   EXPECT_FALSE(cb.log.self_validation_failed());

@@ -77,10 +77,13 @@ SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
 
 // A result whose exact side is unknown (libm's double functions, within ~1 ulp): kept with
 // probability 1/2, else moved one ulp up or down at random. Its spread matches random rounding's.
+// Results libm returns exactly at special points (0, +-1: exp(-huge), log(1), erf(huge),
+// tanh(huge)) are kept: moving them would flip a sign or leave the function's range.
 template <class T>
 SF_ALWAYS_INLINE T random_perturb(T r, uint32_t bits2) {
   const T dir = (bits2 & 2u) ? T(1) : T(-1);
-  return random_round(r, (bits2 & 1u) ? dir : T(0), (bits2 & 2u) ? 1u : 0u);
+  const bool special = r == T(0) || r == T(1) || r == T(-1);
+  return random_round(r, ((bits2 & 1u) && !special) ? dir : T(0), (bits2 & 2u) ? 1u : 0u);
 }
 
 // Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)

@@ -367,8 +367,8 @@ std::vector<Regime> batch_norm_regimes() {
 // Total 2.5 g + 10.5 <= 20.5 + 2.5 log2 n; + 0.5 for the rounding of the exact value.
 // batch_norm receives n = n c, which only loosens the bound of its per-channel sums.
 // Measured (S = 1..3, 300 runs): layer_norm 0.11 f64, 0.11 f32; batch_norm 0.11 f64, 0.10 f32.
-// A plain two-pass (mu2 folded into a rounded mean) measured 85 (f64) and 522 (f32) on
-// mean_shifted rows: small-n rows 1e4 + N(0, 1) whose condition is O(1).
+// The same kernel with mu2 folded into a rounded mean (plain two-pass) measured 85 (f64) and
+// 522 (f32), seed 1, on mean_shifted rows: small-n rows 1e4 + N(0, 1) whose condition is O(1).
 double layer_norm_tolerance(DType, size_t n) {
   return 21.0 + 2.5 * std::log2(static_cast<double>(n));
 }
@@ -515,8 +515,8 @@ std::vector<Regime> kl_div_regimes() {
 // the error is <= u [sum p_i |log p_i| + (2 + g) sum |t_i|] (log, subtraction and product 1 u
 // each, the sum g u). Since |D + 1| + |D| >= 1, sum |t_i| <= 2 N + |y| and sum p_i |log p_i| <=
 // 3 N + |y|, so the error is <= (10 + 3 g) u max(1, cond) |y| <= (22 + 3 log2 n_row) u max(1, cond)
-// |y|; the verdict's n is 2 n_row: 19 + 3 log2 n. Measured (S = 1..3, 300 runs): 0.037 f64,
-// 0.040 f32 (0.56 on f32 before `close` was kept away from 0).
+// |y|; the verdict's n is 2 n_row: 19 + 3 log2 n. Measured (S = 1..3, 300 runs): 0.035 f64,
+// 0.034 f32.
 double kl_div_tolerance(DType, size_t n) { return 19.0 + 3.0 * std::log2(static_cast<double>(n)); }
 
 std::vector<Regime> entropy_regimes() {

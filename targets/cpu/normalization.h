@@ -18,7 +18,7 @@ namespace norm_kernels {
 // CESTAC a noisy zero (a centred value at the mean) times itself is an unstable multiplication.
 template <class T>
 T square(const T& v) {
-  return v * v;
+  return v == T(0) ? T(0) : v * v;
 }
 
 template <class T>

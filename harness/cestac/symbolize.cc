@@ -47,7 +47,7 @@ int find_module(struct dl_phdr_info* info, size_t, void* data) {
 }
 
 bool is_engine_frame(const std::string& loc) {
-  return loc.find("stabfuzz/stoch.h") != std::string::npos ||
+  return loc.find("stabfuzz/stoch") != std::string::npos ||
          loc.find("stabfuzz/cestac.h") != std::string::npos || loc.rfind("??", 0) == 0;
 }
 

@@ -1,0 +1,313 @@
+// The engine behind Stoch: random rounding, error-free transformations, digit statistics, SIMD
+// kernels and the noinline slow paths that record instabilities. Included by stabfuzz/stoch.h.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <immintrin.h>
+
+#include "stabfuzz/cestac.h"
+#include "stabfuzz/lowp.h"
+
+#define SF_ALWAYS_INLINE __attribute__((always_inline)) inline
+// The slow paths record __builtin_return_address(0): the address inside the operator code where
+// the inlined operation ran. Not "cold": hot/cold splitting drops the inline chain that names the
+// operator line.
+#define SF_SLOW_PATH __attribute__((noinline))
+
+namespace stabfuzz::cestac {
+
+// Student's t quantile t_{N-1, 0.975}: the confidence interval CESTAC's digit count rests on
+// (beta = 0.95). tau = 4.303 for N = 3.
+constexpr double student_tau(int n) {
+  constexpr double kTable[] = {0,     0,     12.706, 4.303, 3.182, 2.776, 2.571,
+                               2.447, 2.365, 2.306,  2.262, 2.228, 2.201};
+  return n < 13 ? kTable[n] : 2.2;
+}
+
+namespace detail {
+
+template <class T>
+using Bits = std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
+
+template <class T>
+constexpr int kMantBits = std::numeric_limits<T>::digits - 1;
+
+// Biased exponent field of |x| (0 for zero and subnormals).
+template <class T>
+SF_ALWAYS_INLINE int exponent_field(T x) {
+  return static_cast<int>((std::bit_cast<Bits<T>>(x) >> kMantBits<T>)&(
+      std::is_same_v<T, double> ? 0x7ff : 0xff));
+}
+
+// r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf:
+// the result moves to r's neighbour on e's side when that is the chosen directed rounding.
+// Branch-free (integer selects): the direction is random, so a branch would mispredict half the
+// time. NaN or zero e never moves.
+template <class T>
+SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
+  using B = Bits<T>;
+  constexpr B kSign = B{1} << (sizeof(B) * 8 - 1);
+  const B rb = std::bit_cast<B>(r), eb = std::bit_cast<B>(e);
+  // Infinite r never moves: every sample of an overflow agrees on inf, as in round to nearest.
+  const bool move = (up ? (e > 0) : (e < 0)) & ((rb & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity()));
+  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);   // away from zero: +1 ulp
+  B stepped = rb + same_sign + same_sign - 1;                       // else -1 ulp
+  stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;                // 0: smallest subnormal
+  // Nor does a finite r step to inf: rounding up past the largest finite value would make one
+  // sample overflow where round to nearest does not (softplus(DBL_MAX) is DBL_MAX, not inf).
+  const bool stays_finite =
+      (stepped & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity());
+  return std::bit_cast<T>((move && stays_finite) ? stepped : rb);
+}
+
+// A result whose exact side is unknown (libm's double functions, within ~1 ulp): kept with
+// probability 1/2, else moved one ulp up or down at random. Its spread matches random rounding's.
+// Results libm returns exactly at special points (0, +-1: exp(-huge), log(1), erf(huge),
+// tanh(huge)) are kept: moving them would flip a sign or leave the function's range.
+template <class T>
+SF_ALWAYS_INLINE T random_perturb(T r, uint32_t bits2) {
+  const T dir = (bits2 & 2u) ? T(1) : T(-1);
+  const bool special = r == T(0) || r == T(1) || r == T(-1);
+  return random_round(r, ((bits2 & 1u) && !special) ? dir : T(0), (bits2 & 2u) ? 1u : 0u);
+}
+
+// Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)
+// implies sqrt(N)|mean| > tau sigma for N = 3 (and for every larger N); exact values pass it.
+template <int N, class T>
+SF_ALWAYS_INLINE bool clearly_nonzero(const T* s) {
+  T mn = s[0], mx = s[0];
+  for (int i = 1; i < N; ++i) {
+    mn = s[i] < mn ? s[i] : mn;
+    mx = s[i] > mx ? s[i] : mx;
+  }
+  return std::fabs(s[0]) > T(4.05) * (mx - mn);
+}
+
+template <class T>
+SF_ALWAYS_INLINE T two_sum_err(T a, T b, T s) {
+  const T bb = s - a;
+  return (a - (s - bb)) + (b - bb);
+}
+
+template <int N, class T>
+SF_ALWAYS_INLINE bool all_finite(const T* s) {
+  T acc = 0;
+  for (int i = 0; i < N; ++i) acc += s[i] - s[i];  // NaN as soon as one sample is not finite
+  return acc == 0;
+}
+
+template <int N, class T>
+SF_ALWAYS_INLINE bool all_equal(const T* s) {
+  bool eq = true;
+  for (int i = 1; i < N; ++i) eq &= (s[i] == s[0]);
+  return eq;
+}
+
+// computational_zero for samples whose squares leave the double range: scale by a power of two.
+template <int N, class T>
+bool computational_zero_scaled(const T* s) {
+  long double m = 0;
+  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
+  if (m == 0) return true;
+  if (!std::isfinite(m)) return false;
+  const long double scale = std::ldexp(1.0L, -std::ilogb(m));
+  long double mean = 0;
+  for (int i = 0; i < N; ++i) mean += s[i] * scale;
+  mean /= N;
+  long double ss = 0;
+  for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
+  return N * (N - 1) * mean * mean <= student_tau(N) * student_tau(N) * ss;
+}
+
+// Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(N)|mean| <= tau * sigma.
+template <int N, class T>
+SF_ALWAYS_INLINE bool computational_zero(const T* s) {
+  using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  W mean = 0;
+  for (int i = 0; i < N; ++i) mean += static_cast<W>(s[i]);
+  mean /= N;
+  W ss = 0;
+  for (int i = 0; i < N; ++i) {
+    const W d = static_cast<W>(s[i]) - mean;
+    ss += d * d;
+  }
+  constexpr W kTau2 = static_cast<W>(student_tau(N) * student_tau(N));
+  // N mean^2 <= tau^2 ss / (N - 1); a tie of exact zeros (mean == 0, ss == 0) is a zero too.
+  const W lhs = N * (N - 1) * mean * mean;
+  const W rhs = kTau2 * ss;
+  // Squares of |values| beyond ~1e+-150 over- or underflow in double: rescale (rare path).
+  if (!(lhs <= W(1e300) && rhs <= W(1e300)) || (lhs < W(1e-280) && rhs < W(1e-280)))
+    return computational_zero_scaled<N>(s);
+  return lhs <= rhs;
+}
+
+// Number of exact significant decimal digits: C = log10(sqrt(N)|mean| / (tau sigma)), capped at
+// the format's precision; 0 for a computational zero; the full precision when all samples agree.
+template <int N, class T>
+double digits(const T* s, int precision = std::numeric_limits<T>::digits) {
+  const double full = -std::log10(std::ldexp(1.0, -precision));
+  bool any_nonfinite = false;
+  for (int i = 0; i < N; ++i) any_nonfinite |= !std::isfinite(s[i]);
+  if (any_nonfinite) return all_equal<N>(s) && !std::isnan(s[0]) ? full : 0.0;
+  if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
+  if (computational_zero<N>(s)) return 0.0;
+  long double m = 0;
+  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
+  const long double scale = std::ldexp(1.0L, -std::ilogb(m));  // squares stay in range
+  long double mean = 0;
+  for (int i = 0; i < N; ++i) mean += s[i] * scale;
+  mean /= N;
+  long double ss = 0;
+  for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
+  const long double sigma = std::sqrt(ss / (N - 1));
+  const double c = static_cast<double>(
+      std::log10(std::sqrt(static_cast<long double>(N)) * std::fabs(mean) / (student_tau(N) * sigma)));
+  return c < 0 ? 0.0 : (c > full ? full : c);
+}
+
+// ---- slow paths: reached only when an instability is possible ---------------------------------
+
+// Where a NaN or Inf is born, and whether the samples disagree on it. `a`, `b`: the operands
+// (nullptr when absent).
+template <int N, class T>
+void classify_nonfinite(const T* r, const T* a, const T* b, uintptr_t site) {
+  bool div = false;
+  for (int i = 1; i < N; ++i) {
+    const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
+    div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
+  }
+  if (div) record_at(Kind::nonfinite_divergence, site);
+  bool ops_finite = true, ops_nan = false, res_inf = false, res_nan = false;
+  for (int i = 0; i < N; ++i) {
+    for (const T* op : {a, b}) {
+      if (!op) continue;
+      ops_finite &= std::isfinite(op[i]);
+      ops_nan |= std::isnan(op[i]);
+    }
+    res_inf |= std::isinf(r[i]);
+    res_nan |= std::isnan(r[i]);
+  }
+  if (ops_finite && res_inf) record_at(Kind::overflow, site);
+  if (!ops_nan && res_nan) record_at(Kind::invalid_operation, site);
+}
+
+template <int N, class T>
+SF_SLOW_PATH void check_sum(const T* a, const T* b, const T* r, int precision) {
+  const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  if (!all_finite<N>(r)) return classify_nonfinite<N>(r, a, b, site);
+  if (all_equal<N>(r)) return;  // no noise in the result: nothing was lost
+  const double full = -std::log10(std::ldexp(1.0, -precision));
+  const double da = all_equal<N>(a) ? full : digits<N>(a, precision);
+  const double db = all_equal<N>(b) ? full : digits<N>(b, precision);
+  const double dr = digits<N>(r, precision);
+  if ((da < db ? da : db) - dr >= hot.cancel_digits) record_at(Kind::cancellation, site);
+}
+
+template <int N, class T>
+SF_SLOW_PATH void check_nonfinite(const T* r, const T* a, const T* b = nullptr) {
+  classify_nonfinite<N>(r, a, b, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+SF_SLOW_PATH inline void record_here(Kind k) {
+  record_at(k, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+// ---- SIMD kernels: four lanes of float or double, every step one vector instruction -----------
+template <class T>
+struct Simd4 {
+  using I = std::conditional_t<std::is_same_v<T, double>, int64_t, int32_t>;
+  using V = T __attribute__((vector_size(4 * sizeof(T))));
+  using M = I __attribute__((vector_size(4 * sizeof(T))));  // lane masks: -1 or 0
+  static constexpr I kSign = std::numeric_limits<I>::min();
+  static constexpr I kInfBits = std::is_same_v<T, double> ? I(0x7ff0000000000000LL) : I(0x7f800000);
+
+  static SF_ALWAYS_INLINE V load(const T* p) {
+    V v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static SF_ALWAYS_INLINE void store(T* p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+  // Lane i is all ones when bit i of `bits` is set.
+  static SF_ALWAYS_INLINE M lanes(uint32_t bits) {
+    const M sel = {1, 2, 4, 8};
+    const M b = {I(bits), I(bits), I(bits), I(bits)};
+    return (b & sel) != 0;
+  }
+  static SF_ALWAYS_INLINE V fma(V a, V b, V c) {
+#if defined(__FMA__)
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+    } else {
+      return (V)_mm_fmadd_ps((__m128)a, (__m128)b, (__m128)c);
+    }
+#else
+    V r;
+    for (int i = 0; i < 4; ++i) r[i] = std::fma(a[i], b[i], c[i]);
+    return r;
+#endif
+  }
+  static SF_ALWAYS_INLINE V sqrt(V a) {
+#if defined(__AVX__)
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_sqrt_pd((__m256d)a);
+    } else {
+      return (V)_mm_sqrt_ps((__m128)a);
+    }
+#else
+    V r;
+    for (int i = 0; i < 4; ++i) r[i] = std::sqrt(a[i]);
+    return r;
+#endif
+  }
+  // random_round on four lanes: x = RN(exact), e has the sign of exact - x, `up` the lanes
+  // rounding toward +inf. Branch-free; infinite x never moves, finite x never steps to inf.
+  static SF_ALWAYS_INLINE V random_round(V x, V e, M up) {
+    const M rb = (M)x, eb = (M)e;
+    M move = (up & (e > 0)) | (~up & (e < 0));
+    move &= (rb & ~kSign) < kInfBits;
+    const M same = (rb ^ eb) >= 0;
+    M stepped = rb + ((same & 2) - 1);
+    const M zero = x == 0;
+    stepped = (zero & ((eb & kSign) | 1)) | (~zero & stepped);
+    move &= (stepped & ~kSign) < kInfBits;  // no sample steps from finite to inf
+    return (V)((move & stepped) | (~move & rb));
+  }
+};
+
+// Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact
+// values of the format.
+template <class T>
+struct SampleTraits {
+  using Sample = T;
+  static constexpr bool kLow = false;
+  static constexpr int kPrecision = std::numeric_limits<T>::digits;
+};
+template <const Format& F>
+struct SampleTraits<LowFloat<F>> {
+  using Sample = float;
+  static constexpr bool kLow = true;
+  static constexpr int kPrecision = F.p;
+};
+
+// x computed in double (exact for +, -, x of f16/bf16 values; 53 bits otherwise) rounded to the
+// format: round to nearest, then to the other neighbour with probability 1/2 when the exact
+// value lies on its side.
+template <const Format& F>
+SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
+  double r = round_to_format(F, x);
+  const double e = x - r;
+  if (e != 0 && std::isfinite(r) && (up ? e > 0 : e < 0)) {
+    const double n = format_neighbour(F, r, e);
+    if (std::isfinite(n)) r = n;  // as for float and double: no sample steps from finite to inf
+  }
+  return static_cast<float>(r);
+}
+
+}  // namespace detail
+
+}  // namespace stabfuzz::cestac

@@ -52,7 +52,7 @@ void record(Kind kind) {
 }
 
 Run::Run(uint64_t seed, uint64_t stream, Config config)
-    : saved_hot_(hot), saved_log_(std::move(thread_log())) {
+    : saved_hot_(hot), saved_log_(std::move(thread_log())), saved_mxcsr_(get_mxcsr()) {
   hot = HotState{};
   hot.key = stream_key(seed, stream);
   hot.detect = config.detect;
@@ -60,10 +60,14 @@ Run::Run(uint64_t seed, uint64_t stream, Config config)
   // A +/- can only lose k digits if the exponent drops by at least k*log2(10) - 1 bits.
   hot.cancel_bits = static_cast<int>(std::floor(config.cancel_digits * 3.321928 - 1));
   if (hot.cancel_bits < 1) hot.cancel_bits = 1;
+  hot.cancel_ratio = config.detect ? std::ldexp(1.0, -hot.cancel_bits) : 0.0;
   thread_log() = Log{};
+  hot.run_mxcsr = (saved_mxcsr_ & ~kMxcsrRoundingMask) | kMxcsrRoundUp;
+  set_mxcsr(hot.run_mxcsr);
 }
 
 Run::~Run() {
+  set_mxcsr(saved_mxcsr_);
   hot = saved_hot_;
   thread_log() = std::move(saved_log_);
 }

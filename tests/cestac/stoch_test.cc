@@ -3,7 +3,9 @@
 
 #include <mpfr.h>
 
+#include <atomic>
 #include <cfenv>
+#include <stdexcept>
 #include <cmath>
 #include <string>
 #include <thread>
@@ -362,12 +364,126 @@ TEST(Stoch, ThreadsRunIndependentStreams) {
   EXPECT_EQ(sequential, parallel);
 }
 
-TEST(Stoch, LeavesTheFpuRoundingModeAlone) {
-  ASSERT_EQ(std::fegetround(), FE_TONEAREST);
-  cestac::Run run(1, 1);
-  D x = exp(D(0.3)) / D(7.0) + sqrt(D(2.0));
+// The SSE rounding-control field of the calling thread: 0 nearest, 0x4000 toward +inf.
+uint32_t rounding_field() { return cestac::get_mxcsr() & cestac::kMxcsrRoundingMask; }
+
+// Round to nearest, computed where the compiler cannot fold it.
+double third() {
+  volatile double one = 1.0, three = 3.0;
+  return one / three;
+}
+
+TEST(Stoch, RunRoundsUpwardOnlyInsideAndRestoresTheMode) {
+  ASSERT_EQ(rounding_field(), 0u);
+  const double nearest = third();
+  {
+    cestac::Run run(1, 1);
+    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);  // CADNA's mode: one instruction per op
+    EXPECT_GT(third(), nearest);                          // plain double code sees it too
+    {
+      cestac::NearestScope rn;  // what libm calls and slow paths run in
+      EXPECT_EQ(rounding_field(), 0u);
+      EXPECT_EQ(third(), nearest);
+    }
+    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
+    {
+      cestac::Run inner(2, 2);  // runs nest
+      EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
+    }
+    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
+  }
+  EXPECT_EQ(rounding_field(), 0u);
+  EXPECT_EQ(third(), nearest);
   EXPECT_EQ(std::fegetround(), FE_TONEAREST);
-  EXPECT_GT(x.digits(), 14.0);
+}
+
+TEST(Stoch, AnExceptionLeavingARunRestoresTheMode) {
+  try {
+    cestac::Run run(1, 1);
+    D x = D(1.0) / D(3.0);
+    if (x.mean() > 0) throw std::runtime_error("operator failed");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(rounding_field(), 0u);
+  EXPECT_EQ(third(), 1.0 / 3.0);
+}
+
+TEST(Stoch, OtherThreadsKeepRoundToNearestDuringARun) {
+  std::atomic<int> phase{0};
+  uint32_t seen = 99;
+  double other = 0;
+  std::thread t([&] {
+    while (phase.load() != 1) std::this_thread::yield();
+    seen = rounding_field();
+    other = third();
+    phase.store(2);
+  });
+  {
+    cestac::Run run(1, 1);
+    phase.store(1);
+    while (phase.load() != 2) std::this_thread::yield();
+  }
+  t.join();
+  EXPECT_EQ(seen, 0u);
+  EXPECT_EQ(other, 1.0 / 3.0);
+}
+
+TEST(Stoch, LibmSeesRoundToNearestInsideARun) {
+  // Every sample of exp/log/tanh/erf/pow of an exact argument is libm's round-to-nearest value
+  // or one of its neighbours (the random perturbation), never a value computed in another mode.
+  for (double x : {0.3, 1.7, -2.5, 10.25, 1e-3}) {
+    const double e = std::exp(x), l = std::log(std::fabs(x)), th = std::tanh(x);
+    const double p = std::pow(std::fabs(x), 0.37);
+    cestac::Run run(5, 1);
+    const D ex = exp(D(x)), lx = log(D(std::fabs(x))), tx = tanh(D(x));
+    const D px = pow(D(std::fabs(x)), D(0.37));
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_LE(std::fabs(ex.s[i] - e), std::fabs(std::nextafter(e, INFINITY) - e)) << x;
+      EXPECT_LE(std::fabs(lx.s[i] - l), std::fabs(std::nextafter(l, INFINITY) - l)) << x;
+      EXPECT_LE(std::fabs(tx.s[i] - th), std::fabs(std::nextafter(th, INFINITY) - th)) << x;
+      EXPECT_LE(std::fabs(px.s[i] - p), std::fabs(std::nextafter(p, INFINITY) - p)) << x;
+    }
+  }
+}
+
+TEST(Stoch, ConstantsConvertToTheNearestValueInsideARun) {
+  const float native = 0.1f, eps = static_cast<float>(1e-5);
+  cestac::Run run(1, 1);
+  const F a(0.1), b(1e-5), c(16777217LL);  // double and integer constants
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(a.s[i], native);
+    EXPECT_EQ(b.s[i], eps);
+    EXPECT_EQ(c.s[i], 16777216.0f);  // the tie 2^24 + 1 goes to even
+  }
+}
+
+TEST(Stoch, EveryArithmeticOperationRoundsBothWays) {
+  // Over many random streams an inexact +, -, x, / and sqrt lands on both directed roundings and
+  // only on them.
+  const double a = 1.0, b = 3.0;
+  const double q_dn = directed('/', a, b).down, q_up = directed('/', a, b).up;
+  const double s_dn = directed('+', 0.1, 0.7).down, s_up = directed('+', 0.1, 0.7).up;
+  const double m_dn = directed('*', 0.1, 0.7).down, m_up = directed('*', 0.1, 0.7).up;
+  int q_seen[2] = {0, 0}, s_seen[2] = {0, 0}, m_seen[2] = {0, 0}, r_seen[2] = {0, 0};
+  const double r_dn = directed('s', 2.0, 0).down, r_up = directed('s', 2.0, 0).up;
+  for (uint64_t stream = 0; stream < 64; ++stream) {
+    cestac::Run run(3, stream);
+    const D q = D(a) / D(b), s = D(0.1) + D(0.7), m = D(0.1) * D(0.7), r = sqrt(D(2.0));
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(q.s[i] == q_dn || q.s[i] == q_up);
+      ASSERT_TRUE(s.s[i] == s_dn || s.s[i] == s_up);
+      ASSERT_TRUE(m.s[i] == m_dn || m.s[i] == m_up);
+      ASSERT_TRUE(r.s[i] == r_dn || r.s[i] == r_up);
+      ++q_seen[q.s[i] == q_up];
+      ++s_seen[s.s[i] == s_up];
+      ++m_seen[m.s[i] == m_up];
+      ++r_seen[r.s[i] == r_up];
+    }
+  }
+  for (const int* seen : {q_seen, s_seen, m_seen, r_seen}) {
+    EXPECT_GT(seen[0], 60);  // 192 samples: about 96 each way
+    EXPECT_GT(seen[1], 60);
+  }
 }
 
 TEST(Stoch, DigitsTrackTheTrueError) {

@@ -1,10 +1,16 @@
-// CESTAC runtime state: the per-thread random-rounding stream, configuration and instability log.
+// CESTAC runtime state: the per-thread random-rounding stream, configuration, instability log and
+// the rounding mode of a run.
 //
 // Every Stoch operation draws one random bit per sample from a counter-based generator keyed by
 // (seed, stream), so a run replays bit for bit from its seed and threads never share state. The
 // inline fast path of each operation only calls into this file's noinline slow path when an
 // instability occurs; the slow path records the return address, which is symbolized to file:line
 // at report time.
+//
+// Rounding mode: a Run switches the calling thread's SSE rounding (MXCSR) to round toward +inf,
+// as CADNA does, so that one vector instruction per operation rounds every sample up or, through
+// -RU(-x), down. The mode is per thread and is restored when the Run ends (also by an exception);
+// libm calls, the slow paths and the statistics run inside NearestScope, i.e. in round to nearest.
 #pragma once
 
 #include <array>
@@ -12,6 +18,12 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#else
+#include <cfenv>
+#endif
 
 namespace stabfuzz::cestac {
 
@@ -79,8 +91,44 @@ struct HotState {
   int cancel_bits = 14;    // exponent drop (bits) that sends a +/- to the cancellation check
   int cancel_digits = kDefaultCancelDigits;
   bool detect = true;
+  // A +/- goes to the cancellation check when |result| < cancel_ratio max(|a|, |b|):
+  // 2^-cancel_bits with detection on, 0 (never) with detection off.
+  double cancel_ratio = 0x1p-14;
+  // MXCSR inside the run (round toward +inf); 0 outside any run.
+  uint32_t run_mxcsr = 0;
 };
 inline thread_local HotState hot{};
+
+// ---- the thread's floating-point rounding mode --------------------------------------------------
+inline constexpr uint32_t kMxcsrRoundingMask = 0x6000;  // RC bits: 00 nearest, 10 toward +inf
+inline constexpr uint32_t kMxcsrRoundUp = 0x4000;
+#if defined(__SSE2__)
+__attribute__((always_inline)) inline uint32_t get_mxcsr() { return _mm_getcsr(); }
+__attribute__((always_inline)) inline void set_mxcsr(uint32_t m) { _mm_setcsr(m); }
+#else
+// Other targets: the C rounding mode stands for MXCSR's rounding-control field.
+inline uint32_t get_mxcsr() { return fegetround() == FE_UPWARD ? kMxcsrRoundUp : 0; }
+inline void set_mxcsr(uint32_t m) {
+  fesetround((m & kMxcsrRoundingMask) == kMxcsrRoundUp ? FE_UPWARD : FE_TONEAREST);
+}
+#endif
+
+// Round to nearest for the scope's duration when a run has switched to round toward +inf: around
+// every libm call, the slow paths and anything else that expects the default mode.
+class NearestScope {
+ public:
+  __attribute__((always_inline)) NearestScope() : run_mxcsr_(hot.run_mxcsr) {
+    if (run_mxcsr_) set_mxcsr(run_mxcsr_ & ~kMxcsrRoundingMask);
+  }
+  __attribute__((always_inline)) ~NearestScope() {
+    if (run_mxcsr_) set_mxcsr(run_mxcsr_);
+  }
+  NearestScope(const NearestScope&) = delete;
+  NearestScope& operator=(const NearestScope&) = delete;
+
+ private:
+  uint32_t run_mxcsr_;
+};
 
 // The calling thread's instability log (slow path only).
 Log& thread_log();
@@ -102,8 +150,9 @@ __attribute__((always_inline)) inline uint32_t random_bits(HotState& ts, int n) 
 [[gnu::noinline]] void record(Kind kind);
 [[gnu::noinline]] void record_at(Kind kind, uintptr_t address);
 
-// RAII scope of one CESTAC run on this thread: keys the stream, resets the log, restores the
-// previous state on exit (runs nest and threads are independent).
+// RAII scope of one CESTAC run on this thread: keys the stream, resets the log, switches the
+// thread to round toward +inf, restores the previous state and rounding mode on exit (runs nest
+// and threads are independent). Stoch arithmetic is only meaningful inside a Run.
 class Run {
  public:
   Run(uint64_t seed, uint64_t stream, Config config = {});
@@ -115,6 +164,7 @@ class Run {
  private:
   HotState saved_hot_;
   Log saved_log_;
+  uint32_t saved_mxcsr_;
 };
 
 // file:line of an address recorded by `record`, resolved through the binary's line tables, with

@@ -37,11 +37,20 @@ inline double format_quantum(const Format& f, double v) {
   return std::ldexp(1.0, e - f.p + 1);
 }
 
+// Round half to even of |t| < 2^52, whatever the thread's rounding mode (nearbyint follows it, and
+// CESTAC runs in round toward +inf): floor and the fraction are exact.
+inline double round_half_even(double t) {
+  const double fl = std::floor(t);
+  const double frac = t - fl;
+  const double r = frac > 0.5 ? fl + 1 : (frac < 0.5 ? fl : (std::fmod(fl, 2.0) == 0 ? fl : fl + 1));
+  return std::copysign(r, t);
+}
+
 // Round to nearest even in the format, with subnormals and overflow to infinity.
 inline double round_to_format(const Format& f, double v) {
   if (!std::isfinite(v) || v == 0) return v;
   const double q = format_quantum(f, v);
-  const double r = std::nearbyint(v / q) * q;  // v / q and the product are exact (powers of two)
+  const double r = round_half_even(v / q) * q;  // v / q and the product are exact (powers of two)
   if (std::fabs(r) > f.max_finite()) return std::copysign(INFINITY, v);
   return r;
 }

@@ -1,13 +1,16 @@
 // Stoch<T, N>: the CESTAC stochastic scalar. N samples of T, each randomly rounded at every
 // operation; their spread gives the number of exact significant digits.
 //
-// Random rounding without global FPU state: each operation is computed in round-to-nearest, its
-// exact rounding error is recovered with an error-free transformation (TwoSum for +/-, FMA for
-// x and /, FMA for sqrt, a wider format for elementary functions), and each sample then moves to
-// its other neighbour with probability 1/2 when that neighbour lies on the side of the exact
-// result. This is exactly CADNA's "round up or down at random" (the exact result is always
-// bracketed by the two candidates) but touches no rounding mode that libm, BLAS or MPFR could
-// trip over, and is safe with many threads. Build with -ffp-contract=off and never -ffast-math.
+// Random rounding as CADNA does it: a cestac::Run switches its thread to round toward +inf, and
+// each sample is rounded up, or down through -RU(-x) = RD(x) by flipping signs, by a random bit.
+// For float and double one operation is then one vector instruction over all samples plus two
+// sign flips (XOR), so the critical path of dependent operations is nearly native. The mode is
+// per thread, restored when the Run ends, and set back to nearest around every libm call and the
+// slow paths (NearestScope), so libm, BLAS and MPFR never see it. f16/bf16 samples are computed
+// in double and rounded to the format by a rounding-mode-independent routine. Elementary
+// functions of float/f16/bf16 samples are evaluated in double, which decides the side of the
+// exact value; libm's double results are perturbed at random. Build with -ffp-contract=off and
+// never -ffast-math.
 //
 // Operator code needs no change beyond being a template over its scalar type: operations are
 // hidden friends found by ADL, so `using std::exp; exp(x)` works for float, double and Stoch.
@@ -42,8 +45,9 @@ class Stoch {
   SF_ALWAYS_INLINE Stoch(T v) {  // NOLINT(google-explicit-constructor): numeric literal use
     for (int i = 0; i < kLanes; ++i) s[i] = static_cast<Sample>(v);
   }
+  // Other arithmetic types convert to the nearest T, also inside a run (round toward +inf).
   template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0>
-  SF_ALWAYS_INLINE Stoch(U v) : Stoch(static_cast<T>(v)) {}  // NOLINT
+  SF_ALWAYS_INLINE Stoch(U v) : Stoch(nearest(v)) {}  // NOLINT
 
   Sample sample(int i) const { return s[i]; }
   double mean() const {
@@ -66,15 +70,28 @@ class Stoch {
         r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]), (bits >> i) & 1u);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
+      const auto m = S4::down_lanes(bits);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
-      const auto x = va + vb, bb = x - va;
-      const auto e = (va - (x - bb)) + (vb - bb);  // TwoSum: exact error of every lane
-      S4::store(r.s, S4::random_round(x, e, S4::lanes(bits)));
+      const auto vr = S4::flip(S4::flip(va, m) + S4::flip(vb, m), m);
+      S4::store(r.s, vr);
+      // One test for both rare cases: a sample at overflow, or an exponent drop that may be a
+      // cancellation (never with detection off: the ratio is 0).
+      const T ratio = static_cast<T>(ts.cancel_ratio);
+      if (!S4::all(S4::below_overflow(vr) &
+                   (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio))) [[unlikely]]
+        add_slow(a, b, r);
+      return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
-        const T x = a.s[i] + b.s[i];
-        r.s[i] = detail::random_round(x, detail::two_sum_err(a.s[i], b.s[i], x), (bits >> i) & 1u);
+        const uint32_t d = (bits >> i) & 1u;
+        r.s[i] = detail::flip_if(detail::flip_if(a.s[i], d) + detail::flip_if(b.s[i], d), d);
       }
+    }
+    if constexpr (!kLow) {
+      if (detail::any_at_overflow<kLanes>(r.s)) [[unlikely]]
+        detail::settle_overflow<kLanes>(
+            r.s, [&](int i) { return a.s[i] + b.s[i]; },
+            [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     }
     if (ts.detect) check_add_fast(a, b, r, ts.cancel_bits);
     return r;
@@ -100,14 +117,25 @@ class Stoch {
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
+      const auto m = S4::down_lanes(bits);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
-      const auto p = va * vb;
-      S4::store(r.s, S4::random_round(p, S4::fma(va, vb, -p), S4::lanes(bits)));
+      const auto vr = S4::flip(S4::flip(va, m) * vb, m);
+      S4::store(r.s, vr);
+      if (!S4::all(S4::below_overflow(vr)) ||
+          (ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb))) [[unlikely]]
+        mul_slow(a, b, r);
+      return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
-        const T p = a.s[i] * b.s[i];
-        r.s[i] = detail::random_round(p, std::fma(a.s[i], b.s[i], -p), (bits >> i) & 1u);
+        const uint32_t d = (bits >> i) & 1u;
+        r.s[i] = detail::flip_if(detail::flip_if(a.s[i], d) * b.s[i], d);
       }
+    }
+    if constexpr (!kLow) {
+      if (detail::any_at_overflow<kLanes>(r.s)) [[unlikely]]
+        detail::settle_overflow<kLanes>(
+            r.s, [&](int i) { return a.s[i] * b.s[i]; },
+            [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     }
     if (ts.detect) {
       // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
@@ -132,17 +160,24 @@ class Stoch {
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
+      const auto m = S4::down_lanes(bits);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
-      const auto q = va / vb;
-      const auto rem = S4::fma(-q, vb, va);  // a - q b, exact; the error's sign is rem's times b's
-      const auto e = (typename S4::V)((typename S4::M)rem ^ ((typename S4::M)vb & S4::kSign));
-      S4::store(r.s, S4::random_round(q, e, S4::lanes(bits)));
+      const auto vr = S4::flip(S4::flip(va, m) / vb, m);
+      S4::store(r.s, vr);
+      if (!S4::all(S4::below_overflow(vr)) || (ts.detect && !S4::clearly_nonzero(vb))) [[unlikely]]
+        div_slow(a, b, r);
+      return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
-        const T q = a.s[i] / b.s[i];
-        const T rem = std::fma(-q, b.s[i], a.s[i]);  // a - q b, exact
-        r.s[i] = detail::random_round(q, b.s[i] > 0 ? rem : -rem, (bits >> i) & 1u);
+        const uint32_t d = (bits >> i) & 1u;
+        r.s[i] = detail::flip_if(detail::flip_if(a.s[i], d) / b.s[i], d);
       }
+    }
+    if constexpr (!kLow) {
+      if (detail::any_at_overflow<kLanes>(r.s)) [[unlikely]]
+        detail::settle_overflow<kLanes>(
+            r.s, [&](int i) { return a.s[i] / b.s[i]; },
+            [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     }
     if (ts.detect) {
       if (b.zero_fast()) detail::record_here(Kind::unstable_division);
@@ -165,14 +200,18 @@ class Stoch {
       for (int i = 0; i < kLanes; ++i)
         r.s[i] = detail::random_round_format<T::kFormat>(std::sqrt(double(a.s[i])), (bits >> i) & 1u);
     } else if constexpr (kSimd) {
+      // RU(sqrt a); the lanes rounding down step to the predecessor when the root is inexact
+      // (a - q^2 < 0; its sign is exact in any rounding mode).
       using S4 = detail::Simd4<T>;
       const auto va = S4::load(a.s);
       const auto q = S4::sqrt(va);
-      S4::store(r.s, S4::random_round(q, S4::fma(-q, q, va), S4::lanes(bits)));
+      const auto down = S4::lanes(bits) & (S4::fma(-q, q, va) < 0);
+      S4::store(r.s, (typename S4::V)((typename S4::M)q + down));  // bits - 1: one ulp toward 0
     } else {
       for (int i = 0; i < kLanes; ++i) {
         const T q = std::sqrt(a.s[i]);
-        r.s[i] = detail::random_round(q, std::fma(-q, q, a.s[i]), (bits >> i) & 1u);
+        const bool down = ((bits >> i) & 1u) && std::fma(-q, q, a.s[i]) < 0;
+        r.s[i] = down ? std::nextafter(q, T(0)) : q;
       }
     }
     if (ts.detect) {
@@ -187,6 +226,7 @@ class Stoch {
     auto& ts = hot_state();                                                               \
     const uint32_t bits = random_bits(ts, 2 * N);                                         \
     Stoch r;                                                                              \
+    NearestScope nearest; /* libm runs in round to nearest */                             \
     if (detail::all_equal<N>(a.s)) { /* exact argument: evaluate once */                    \
       const Wide w = std::fn(widen(a.s[0]));                                              \
       for (int i = 0; i < N; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);         \
@@ -223,6 +263,7 @@ class Stoch {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, 2 * N);
     Stoch r;
+    NearestScope nearest;  // libm runs in round to nearest
     for (int i = 0; i < N; ++i)
       r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> (2 * i)) & 3u);
     for (int i = N; i < kLanes; ++i) r.s[i] = r.s[0];
@@ -275,8 +316,7 @@ class Stoch {
   // Conversion to the scalar: the mean of the samples.
   SF_ALWAYS_INLINE explicit operator double() const { return mean(); }
 
-  // fma(a, b, c) = a b + c with one random rounding; the side of the exact value comes from
-  // TwoProd and TwoSum (f64, f32) or from double arithmetic (f16, bf16).
+  // fma(a, b, c) = a b + c with one random rounding (f16, bf16: computed in double).
   friend SF_ALWAYS_INLINE Stoch fma(const Stoch& a, const Stoch& b, const Stoch& c) {
     auto& ts = hot_state();
     const uint32_t bits = random_bits(ts, kLanes);
@@ -286,12 +326,18 @@ class Stoch {
         r.s[i] = detail::random_round_format<T::kFormat>(
             double(a.s[i]) * double(b.s[i]) + double(c.s[i]), (bits >> i) & 1u);
       } else {
-        const T f = std::fma(a.s[i], b.s[i], c.s[i]);
-        const T ph = a.s[i] * b.s[i], pl = std::fma(a.s[i], b.s[i], -ph);
-        const T sh = ph + c.s[i], sl = detail::two_sum_err(ph, c.s[i], sh);
-        const T e = (sh - f) + (sl + pl);  // sh - f is exact (Sterbenz); the sign is what counts
-        r.s[i] = detail::random_round(f, e, (bits >> i) & 1u);
+        const uint32_t d = (bits >> i) & 1u;  // RD(a b + c) = -RU(-a b - c)
+        r.s[i] = detail::flip_if(
+            std::fma(detail::flip_if(a.s[i], d), b.s[i], detail::flip_if(c.s[i], d)), d);
       }
+    }
+    if constexpr (!kLow) {
+      if (detail::any_at_overflow<kLanes>(r.s)) [[unlikely]]
+        detail::settle_overflow<kLanes>(
+            r.s, [&](int i) { return std::fma(a.s[i], b.s[i], c.s[i]); },
+            [&](int i) {
+              return std::isfinite(a.s[i]) && std::isfinite(b.s[i]) && std::isfinite(c.s[i]);
+            });
     }
     if (ts.detect && !detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     return r;
@@ -328,6 +374,20 @@ class Stoch {
  private:
   static SF_ALWAYS_INLINE HotState& hot_state() { return hot; }
 
+  template <class U>
+  static SF_ALWAYS_INLINE T nearest(U v) {
+    if constexpr (std::is_same_v<T, float>) {
+      return detail::float_nearest(static_cast<double>(v));  // integers < 2^53 convert exactly
+    } else if constexpr (std::is_same_v<T, double> && std::is_integral_v<U>) {
+      if (sizeof(U) < 8 || std::fabs(static_cast<long double>(v)) <= 0x1p53L)
+        return static_cast<double>(v);  // exact
+      NearestScope nearest;  // a 64-bit integer beyond 2^53
+      return static_cast<double>(v);
+    } else {
+      return static_cast<T>(v);  // exact (float to double), or rounded by LowFloat itself
+    }
+  }
+
   // Elementary functions are evaluated in a wider format (double for float, f16 and bf16; x87
   // long double for double) whose result decides the side of the exact value.
   using Wide = double;
@@ -363,6 +423,18 @@ class Stoch {
 
   // -1, 0, +1 from the samples' mean difference; 0 when the difference is noise.
   static SF_ALWAYS_INLINE int compare(const Stoch& a, const Stoch& b) {
+    if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto d = S4::load(a.s) - S4::load(b.s);  // the signs are exact in any rounding mode
+      // Every sample of the difference near the first, which is nonzero: the sign is certain.
+      if (S4::clearly_nonzero(d)) [[likely]] return d[0] < 0 ? -1 : 1;
+    }
+    return compare_slow(a, b);
+  }
+
+  // ---- slow paths: noinline, so that their return address is the operation's site -------------
+  static SF_SLOW_PATH int compare_slow(const Stoch& a, const Stoch& b) {
+    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
     Sample d[N];
     bool tie = true, nan = false;
     for (int i = 0; i < N; ++i) {
@@ -373,12 +445,47 @@ class Stoch {
     if (tie) return 0;
     if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
     if (!detail::clearly_nonzero<N>(d) && detail::computational_zero<N>(d)) {
-      if (hot.detect) detail::record_here(Kind::unstable_branching);
+      if (hot.detect) record_at(Kind::unstable_branching, site);
       return 0;
     }
     T sum = 0;
     for (int i = 0; i < N; ++i) sum += d[i];
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
+  }
+
+  static SF_SLOW_PATH void add_slow(const Stoch& a, const Stoch& b, Stoch& r) {
+    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    if (detail::any_at_overflow<kLanes>(r.s))
+      detail::settle_overflow<kLanes>(
+          r.s, [&](int i) { return a.s[i] + b.s[i]; },
+          [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
+    if (hot.detect) detail::check_sum_at<N>(a.s, b.s, r.s, kPrecision, site);
+  }
+
+  static SF_SLOW_PATH void mul_slow(const Stoch& a, const Stoch& b, Stoch& r) {
+    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    if (detail::any_at_overflow<kLanes>(r.s))
+      detail::settle_overflow<kLanes>(
+          r.s, [&](int i) { return a.s[i] * b.s[i]; },
+          [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
+    if (!hot.detect) return;
+    NearestScope nearest;
+    // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
+    if (a.zero_fast() && b.zero_fast() && !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
+      record_at(Kind::unstable_multiplication, site);
+    if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
+  }
+
+  static SF_SLOW_PATH void div_slow(const Stoch& a, const Stoch& b, Stoch& r) {
+    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    if (detail::any_at_overflow<kLanes>(r.s))
+      detail::settle_overflow<kLanes>(
+          r.s, [&](int i) { return a.s[i] / b.s[i]; },
+          [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
+    if (!hot.detect) return;
+    NearestScope nearest;
+    if (b.zero_fast()) record_at(Kind::unstable_division, site);
+    if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
   }
 };
 

@@ -196,16 +196,45 @@ void classify_nonfinite(const T* r, const T* a, const T* b, uintptr_t site) {
   if (!ops_nan && res_nan) record_at(Kind::invalid_operation, site);
 }
 
+// 10^digits without the logarithm: sqrt(N)|mean| / (tau sigma), clamped to [1, 2^precision]
+// (1 for a computational zero or non-finite samples, 2^precision when all samples agree).
 template <int N, class T>
-SF_SLOW_PATH void check_sum(const T* a, const T* b, const T* r, int precision) {
-  const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+double accuracy_ratio(const T* s, int precision) {
+  const double full = std::ldexp(1.0, precision);
+  if (all_equal<N>(s)) return s[0] == 0 || !std::isfinite(s[0]) ? 1.0 : full;
+  double m = 0;
+  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<double>(s[i])));
+  if (!(m <= std::numeric_limits<double>::max())) return 1.0;
+  const double scale = std::ldexp(1.0, -std::ilogb(m));  // exact; squares stay in range
+  double mean = 0;
+  for (int i = 0; i < N; ++i) mean += static_cast<double>(s[i]) * scale;
+  mean /= N;
+  double ss = 0;
+  for (int i = 0; i < N; ++i) {
+    const double d = static_cast<double>(s[i]) * scale - mean;
+    ss += d * d;
+  }
+  if (ss == 0) return full;
+  const double c = std::sqrt(N * (N - 1) * mean * mean / ss) / student_tau(N);
+  return c < 1 ? 1.0 : (c > full ? full : c);
+}
+
+// Cancellation: min(digits(a), digits(b)) - digits(r) >= k, compared as ratios (no log10 on a
+// path that runs for every + with a large exponent drop).
+template <int N, class T>
+void check_sum_at(const T* a, const T* b, const T* r, int precision, uintptr_t site) {
   if (!all_finite<N>(r)) return classify_nonfinite<N>(r, a, b, site);
   if (all_equal<N>(r)) return;  // no noise in the result: nothing was lost
-  const double full = -std::log10(std::ldexp(1.0, -precision));
-  const double da = all_equal<N>(a) ? full : digits<N>(a, precision);
-  const double db = all_equal<N>(b) ? full : digits<N>(b, precision);
-  const double dr = digits<N>(r, precision);
-  if ((da < db ? da : db) - dr >= hot.cancel_digits) record_at(Kind::cancellation, site);
+  double ten_k = 1;
+  for (int i = 0; i < hot.cancel_digits; ++i) ten_k *= 10;
+  const double ra = accuracy_ratio<N>(a, precision), rb = accuracy_ratio<N>(b, precision);
+  if ((ra < rb ? ra : rb) >= ten_k * accuracy_ratio<N>(r, precision))
+    record_at(Kind::cancellation, site);
+}
+
+template <int N, class T>
+SF_SLOW_PATH void check_sum(const T* a, const T* b, const T* r, int precision) {
+  check_sum_at<N>(a, b, r, precision, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
 template <int N, class T>
@@ -215,6 +244,53 @@ SF_SLOW_PATH void check_nonfinite(const T* r, const T* a, const T* b = nullptr) 
 
 SF_SLOW_PATH inline void record_here(Kind k) {
   record_at(k, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+// v with its sign flipped when `down` is set: -RU(-x) = RD(x), so a run in round toward +inf rounds
+// a sample down by flipping the signs of one operand (x, /) or of both (+) and of the result.
+template <class T>
+SF_ALWAYS_INLINE T flip_if(T v, uint32_t down) {
+  using B = Bits<T>;
+  constexpr B kSign = B{1} << (sizeof(B) * 8 - 1);
+  return std::bit_cast<T>(std::bit_cast<B>(v) ^ (down ? kSign : B{0}));
+}
+
+// Directed rounding sends an overflowing sample to inf (up) or to the largest finite value
+// (down). CESTAC keeps round to nearest's answer for overflow instead: a result that overflows in
+// round to nearest is inf in every sample, one that does not stays finite in every sample, so
+// that samples never disagree on an overflow only because of the rounding direction.
+// `op(i)` recomputes sample i in round to nearest; `finite_operands(i)` says whether its operands
+// were all finite (an infinite operand makes an infinite result exact).
+template <int L, class T, class Op, class Finite>
+SF_SLOW_PATH void settle_overflow(T* r, Op op, Finite finite_operands) {
+  NearestScope nearest;
+  for (int i = 0; i < L; ++i) {
+    if (!(std::fabs(r[i]) >= std::numeric_limits<T>::max()) || !finite_operands(i)) continue;
+    const T n = op(i);  // rounded down, an overflow is the largest finite value: look at RN
+    r[i] = std::isinf(n) ? n
+                         : (std::isinf(r[i]) ? std::copysign(std::numeric_limits<T>::max(), r[i]) : r[i]);
+  }
+}
+
+// Whether a sample is NaN, infinite or the largest finite value (where directed rounding and
+// round to nearest may disagree on overflow): the entry test of settle_overflow.
+template <int L, class T>
+SF_ALWAYS_INLINE bool any_at_overflow(const T* s) {
+  bool any = false;
+  for (int i = 0; i < L; ++i) any |= !(std::fabs(s[i]) < std::numeric_limits<T>::max());
+  return any;
+}
+
+// The float nearest to v (ties to even) whatever the thread's rounding mode: constants of an
+// operator are the same values in a CESTAC run (round toward +inf) as natively.
+inline float float_nearest(double v) {
+  const float f = static_cast<float>(v);
+  const double g = f;
+  if (g == v || !std::isfinite(v)) return f;
+  const float other = std::nextafter(f, g > v ? -INFINITY : INFINITY);
+  const double dg = std::fabs(g - v), dother = std::fabs(static_cast<double>(other) - v);
+  if (dg != dother) return dg < dother ? f : other;
+  return (std::bit_cast<uint32_t>(f) & 1u) == 0 ? f : other;
 }
 
 // ---- SIMD kernels: four lanes of float or double, every step one vector instruction -----------
@@ -237,6 +313,55 @@ struct Simd4 {
     const M sel = {1, 2, 4, 8};
     const M b = {I(bits), I(bits), I(bits), I(bits)};
     return (b & sel) != 0;
+  }
+  // The sign bit in lane i when bit i of `bits` is set: the lanes that round down. One load from a
+  // table of the 16 patterns.
+  static SF_ALWAYS_INLINE M down_lanes(uint32_t bits) {
+    struct Table {
+      alignas(32) I m[16][4];
+      constexpr Table() : m{} {
+        for (int b = 0; b < 16; ++b)
+          for (int i = 0; i < 4; ++i) m[b][i] = ((b >> i) & 1) ? kSign : I(0);
+      }
+    };
+    static constexpr Table kTable;
+    return load_mask(kTable.m[bits & 15u]);
+  }
+  static SF_ALWAYS_INLINE M load_mask(const I* p) {
+    M v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static SF_ALWAYS_INLINE V flip(V v, M m) { return (V)((M)v ^ m); }
+  static SF_ALWAYS_INLINE V abs(V v) { return (V)((M)v & ~kSign); }
+  static SF_ALWAYS_INLINE V max(V a, V b) {
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_max_pd((__m256d)a, (__m256d)b);
+    } else {
+      return (V)_mm_max_ps((__m128)a, (__m128)b);
+    }
+  }
+  // One bit per lane whose mask is set.
+  static SF_ALWAYS_INLINE int movemask(M m) {
+    if constexpr (std::is_same_v<T, double>) {
+      return _mm256_movemask_pd((__m256d)m);
+    } else {
+      return _mm_movemask_ps((__m128)m);
+    }
+  }
+  static SF_ALWAYS_INLINE bool all(M m) { return movemask(m) == 0xF; }
+  // Every sample below the overflow threshold (false for inf, NaN and the largest finite value,
+  // where directed rounding and round to nearest may disagree: see settle_overflow).
+  static SF_ALWAYS_INLINE M below_overflow(V r) {
+    constexpr T kMax = std::numeric_limits<T>::max();
+    return abs(r) < V{kMax, kMax, kMax, kMax};
+  }
+  // Sufficient test that the samples are not a computational zero, with no horizontal step: every
+  // sample within |s0| / 8.1 of s0 (then max - min <= 2 max|s_i - s0| < |s0| / 4.05, the bound of
+  // detail::clearly_nonzero), s0 != 0.
+  static SF_ALWAYS_INLINE bool clearly_nonzero(V v) {
+    const V s0 = V{v[0], v[0], v[0], v[0]};
+    return all(abs(v - s0) * T(8.1) < abs(s0));
   }
   static SF_ALWAYS_INLINE V fma(V a, V b, V c) {
 #if defined(__FMA__)

@@ -55,7 +55,10 @@ class Stoch {
     for (int i = 0; i < N; ++i) m += s[i];
     return static_cast<double>(m / N);
   }
-  double digits() const { return detail::digits<N>(s, kPrecision); }
+  // Exact significant digits of the mean, estimated from every computed sample (the vector's
+  // fourth lane for N = 3 is a real, independently rounded sample: it costs nothing and sharpens
+  // the estimate). See detail::digit_scale for the estimator.
+  double digits() const { return detail::digits<kLanes>(s, kPrecision, detail::digit_scale(kLanes)); }
   bool computational_zero() const {
     return detail::all_equal<N>(s) ? s[0] == 0 : detail::computational_zero<N>(s);
   }
@@ -224,16 +227,16 @@ class Stoch {
 #define SF_STOCH_ELEMENTARY(fn, zero_is_unstable)                                          \
   friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                      \
     auto& ts = hot_state();                                                               \
-    const uint32_t bits = random_bits(ts, 2 * N);                                         \
+    const uint32_t bits = random_bits(ts, 2 * kLanes);                                    \
     Stoch r;                                                                              \
     NearestScope nearest; /* libm runs in round to nearest */                             \
-    if (detail::all_equal<N>(a.s)) { /* exact argument: evaluate once */                    \
+    if (detail::all_equal<kLanes>(a.s)) { /* exact argument: evaluate once */               \
       const Wide w = std::fn(widen(a.s[0]));                                              \
-      for (int i = 0; i < N; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);         \
+      for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);    \
     } else {                                                                              \
-      for (int i = 0; i < N; ++i) r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> (2 * i)) & 3u); \
+      for (int i = 0; i < kLanes; ++i)                                                    \
+        r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> (2 * i)) & 3u);              \
     }                                                                                     \
-    for (int i = N; i < kLanes; ++i) r.s[i] = r.s[0]; /* libm calls only for real samples */ \
     if (ts.detect) {                                                                      \
       if ((zero_is_unstable) && a.noisy_zero()) detail::record_here(Kind::unstable_function); \
       if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);                    \
@@ -261,12 +264,11 @@ class Stoch {
   // pow: unstable when the base is a computational zero or the exponent is noise.
   friend SF_ALWAYS_INLINE Stoch pow(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, 2 * N);
+    const uint32_t bits = random_bits(ts, 2 * kLanes);
     Stoch r;
     NearestScope nearest;  // libm runs in round to nearest
-    for (int i = 0; i < N; ++i)
+    for (int i = 0; i < kLanes; ++i)
       r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> (2 * i)) & 3u);
-    for (int i = N; i < kLanes; ++i) r.s[i] = r.s[0];
     if (ts.detect) {
       if (a.noisy_zero() || b.noisy_zero()) detail::record_here(Kind::unstable_power);
       if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);

@@ -146,10 +146,25 @@ SF_ALWAYS_INLINE bool computational_zero(const T* s) {
   return lhs <= rhs;
 }
 
-// Number of exact significant decimal digits: C = log10(sqrt(N)|mean| / (tau sigma)), capped at
-// the format's precision; 0 for a computational zero; the full precision when all samples agree.
+// Number of exact significant decimal digits of the samples' mean: log10(|mean| / (kappa sigma)),
+// capped at the format's precision; 0 for a computational zero; the full precision when all
+// samples agree. The classical CESTAC bound takes kappa = tau / sqrt(N), a 95% lower confidence
+// bound on the digits: it underclaims by more than one digit about a third of the time with 3
+// samples (the true error of the mean is usually far below the bound). digit_scale centres the
+// estimate instead for 4 samples, the default (Stoch<T, 3> computes 4 in one vector).
+constexpr double digit_scale(int n) {
+  // 0.35: agreement within one digit of the oracle's true digits in 95.1-96.5% of `stabfuzz
+  // calibrate --runs 250` cases at seeds 1-3 (2000 each), overclaims 1.1-1.8%; chosen at seed 1.
+  // Gaussian theory for 4 samples caps agreement near 95% for any kappa.
+  constexpr double kSqrt[] = {1, 1, 1.41421356, 1.73205081, 2, 2.23606798, 2.44948974, 2.64575131,
+                              2.82842712, 3, 3.16227766, 3.31662479, 3.46410162, 3.60555128,
+                              3.74165739, 3.87298335, 4};
+  return n == 4 ? 0.35 : student_tau(n) / kSqrt[n < 16 ? n : 16];
+}
+
 template <int N, class T>
-double digits(const T* s, int precision = std::numeric_limits<T>::digits) {
+double digits(const T* s, int precision = std::numeric_limits<T>::digits,
+              double kappa = digit_scale(N)) {
   const double full = -std::log10(std::ldexp(1.0, -precision));
   bool any_nonfinite = false;
   for (int i = 0; i < N; ++i) any_nonfinite |= !std::isfinite(s[i]);
@@ -165,8 +180,7 @@ double digits(const T* s, int precision = std::numeric_limits<T>::digits) {
   long double ss = 0;
   for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
   const long double sigma = std::sqrt(ss / (N - 1));
-  const double c = static_cast<double>(
-      std::log10(std::sqrt(static_cast<long double>(N)) * std::fabs(mean) / (student_tau(N) * sigma)));
+  const double c = static_cast<double>(std::log10(std::fabs(mean) / (kappa * sigma)));
   return c < 0 ? 0.0 : (c > full ? full : c);
 }
 

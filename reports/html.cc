@@ -201,7 +201,8 @@ void detection_matrix(std::ostream& os, const json::Value& inject) {
     cells.push_back({detected && (det == "cestac" || det == "both"), detected && (det == "oracle" || det == "both")});
     auto n = [&](const char* k) {
       const json::Value* v = m.get(k);
-      return v && (v->is_number() || v->is_string()) ? ncell(v->as_number()) : std::string("<td>-</td>");
+      if (v && v->is_number()) return ncell(v->as_number());
+      return v && v->is_string() ? tcell(v->as_string()) : std::string("<td>-</td>");
     };
     os << "<tr class=\"" << (detected ? "ok" : "bad") << "\">" << tcell(s("id")) << tcell(s("family"))
        << tcell(detected ? "yes" : "NO") << tcell(det) << n("inputs_to_detect") << n("seconds_to_detect")

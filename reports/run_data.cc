@@ -36,6 +36,18 @@ double number(const json::Value& v, std::string_view key, double fallback = 0) {
   const json::Value* x = v.get(key);
   return x && !x->is_null() ? x->as_number() : fallback;
 }
+// An integer field; a non-integral or out-of-range value is a malformed line, not UB in a cast.
+long long integer(const json::Value& v, std::string_view key, long long fallback = 0) {
+  const double d = number(v, key, static_cast<double>(fallback));
+  if (!(d >= -9.2e18 && d <= 9.2e18) || d != std::floor(d))
+    throw json::ParseError("'" + std::string(key) + "' is not an integer");
+  return static_cast<long long>(d);
+}
+uint64_t seed_of(const json::Value& v) {
+  const double d = number(v, "seed");
+  if (!(d >= 0 && d < 18446744073709551616.0)) throw json::ParseError("'seed' is not a 64-bit seed");
+  return static_cast<uint64_t>(d);
+}
 bool boolean(const json::Value& v, std::string_view key) {
   const json::Value* x = v.get(key);
   return x && x->as_bool();
@@ -96,14 +108,14 @@ Finding parse_finding(const json::Value& v) {
       for (const auto& x : d->as_array()) f.detectors.push_back(x.as_string());
     }
   }
-  f.seed = static_cast<uint64_t>(number(v, "seed"));
-  f.case_index = static_cast<long long>(number(v, "case", -1));
+  f.seed = seed_of(v);
+  f.case_index = integer(v, "case", -1);
   f.max_ulp = number(v, "max_ulp");
   f.error_over_tolerance = number(v, "error_over_tolerance");
   f.tolerance_ulps = number(v, "tolerance_ulps");
   f.cond = number(v, "cond");
   f.max_cond = number(v, "max_cond");
-  f.worst_index = static_cast<long long>(number(v, "worst_index"));
+  f.worst_index = integer(v, "worst_index");
   f.computed = str(v, "computed");
   f.exact = str(v, "exact");
   f.computed_dec = f.computed.empty() ? number(v, "computed_dec", NAN) : parse_float(f.computed);
@@ -120,10 +132,10 @@ Finding parse_finding(const json::Value& v) {
   if (const json::Value* inst = v.get("instabilities"))
     for (const auto& s : inst->as_array())
       f.instabilities.push_back({s.at("kind").as_string(), str(s, "site"),
-                                 static_cast<long long>(number(s, "count"))});
-  f.n = static_cast<long long>(number(v, "n"));
-  f.original_n = static_cast<long long>(number(v, "original_n", static_cast<double>(f.n)));
-  f.shrink_steps = static_cast<long long>(number(v, "shrink_steps"));
+                                 integer(s, "count")});
+  f.n = integer(v, "n");
+  f.original_n = integer(v, "original_n", f.n);
+  f.shrink_steps = integer(v, "shrink_steps");
   if (const json::Value* in = v.get("input"))
     for (const auto& arg : in->as_array())
       for (const auto& x : arg.at("values").as_array()) {
@@ -165,7 +177,7 @@ RunData load_run(const std::string& dir) {
   try {
     const json::Value s = json::parse(read_file(summary_path));
     run.target = str(s, "target");
-    run.seed = static_cast<uint64_t>(number(s, "seed"));
+    run.seed = seed_of(s);
     run.seconds = number(s, "seconds");
     for (const auto& r : s.at("results").as_array()) {
       ImplSummary i;
@@ -174,12 +186,12 @@ RunData load_run(const std::string& dir) {
       i.family = str(r, "family");
       if (i.family.empty()) i.family = i.impl.substr(0, i.impl.find('/'));
       i.kind = str(r, "kind");
-      i.inputs = static_cast<long long>(number(r, "inputs"));
-      i.failing_inputs = static_cast<long long>(number(r, "failing_inputs"));
-      i.findings = static_cast<long long>(number(r, "findings"));
-      i.undecidable = static_cast<long long>(number(r, "undecidable"));
-      i.oracle_detections = static_cast<long long>(number(r, "oracle_detections"));
-      i.cestac_detections = static_cast<long long>(number(r, "cestac_detections"));
+      i.inputs = integer(r, "inputs");
+      i.failing_inputs = integer(r, "failing_inputs");
+      i.findings = integer(r, "findings");
+      i.undecidable = integer(r, "undecidable");
+      i.oracle_detections = integer(r, "oracle_detections");
+      i.cestac_detections = integer(r, "cestac_detections");
       i.max_ulp = number(r, "max_ulp");
       i.max_error_over_tolerance = number(r, "max_error_over_tolerance");
       if (const json::Value* d = r.get("min_digits"); d && !d->is_null()) i.min_digits = d->as_number();

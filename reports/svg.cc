@@ -201,7 +201,7 @@ std::string histogram(const std::string& title, const std::vector<double>& value
   std::vector<int> counts(static_cast<size_t>(bins), 0);
   for (double v : values) {
     if (!std::isfinite(v)) continue;
-    const int b = std::clamp(static_cast<int>(std::floor(v)) - lo, 0, bins - 1);
+    const int b = static_cast<int>(std::clamp(std::floor(v) - lo, 0.0, double(bins - 1)));
     ++counts[static_cast<size_t>(b)];
   }
   const int top = std::max(1, *std::max_element(counts.begin(), counts.end()));

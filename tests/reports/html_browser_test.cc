@@ -132,6 +132,20 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
   EXPECT_EQ(be32(16), 1400u);
   EXPECT_EQ(be32(20), 2000u);
   EXPECT_GT(img.size(), 60000u) << "a nearly blank page compresses far smaller";
+  // An inject run's directory: the page gains the mutant x detector matrix.
+  const std::string inj = scratch + "/inject-run";
+  ASSERT_EQ(std::system(("cp -r " + *dir_ + " " + inj).c_str()), 0);
+  std::ofstream(inj + "/inject.json") << R"({"mutants": [
+      {"id": "softmax/no_max", "family": "softmax", "detected": true, "detector": "both", "inputs_to_detect": 1},
+      {"id": "var/one_pass", "family": "var", "detected": true, "detector": "cestac", "inputs_to_detect": 4},
+      {"id": "log1p/naive", "family": "log1p", "detected": false, "detector": ""}],
+      "recall": 0.667, "recall_cestac": 0.667, "recall_oracle": 0.333, "false_positive_targets": []})";
+  ASSERT_EQ(testing::run_stabfuzz("report " + inj).code, 0);
+  const std::string idom = headless(browser, "--dump-dom", "file://" + inj + "/report.html", scratch);
+  EXPECT_EQ(count(idom, "<svg class=\"plot matrix\""), 1u);
+  EXPECT_EQ(count(idom, "class=\"cell on\""), 3u);
+  EXPECT_EQ(count(idom, "class=\"cell off\""), 3u);
+  EXPECT_EQ(count(idom, "data-sortable=\"ready\""), 3u);  // and the mutants table
   if (const char* keep = std::getenv("STABFUZZ_KEEP_SCREENSHOT"))
     std::system(("cp " + png + " '" + keep + "'").c_str());
 }

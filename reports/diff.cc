@@ -56,7 +56,7 @@ int RunDiff::exit_code() const {
   for (const auto& e : added)
     if (!injected(*e.after)) return 1;
   for (const auto& e : changed)
-    if (e.worse && !injected(*e.after)) return 1;
+    if (e.badness > 0 && !injected(*e.after)) return 1;
   return 0;
 }
 
@@ -78,13 +78,13 @@ RunDiff diff_runs(const RunData& before, const RunData& after) {
   for (const auto& [k, f] : new_f) {
     const auto it = old_f.find(k);
     if (it == old_f.end()) {
-      d.added.push_back({k, nullptr, f, true});
+      d.added.push_back({k, nullptr, f, 1});
       continue;
     }
     const Finding& o = *it->second;
     if (o.severity != f->severity || o.detectors != f->detectors || o.nonfinite != f->nonfinite ||
         ulp_changed(o.max_ulp, f->max_ulp))
-      d.changed.push_back({k, &o, f, worse(*f, o)});
+      d.changed.push_back({k, &o, f, compare_badness(*f, o)});
   }
   for (const auto& [k, f] : old_f) {
     if (new_f.count(k)) continue;
@@ -94,7 +94,7 @@ RunDiff diff_runs(const RunData& before, const RunData& after) {
     // Absent from NEW counts as fixed only when NEW recorded all its failing inputs and (same
     // seed) ran this case at all.
     const bool complete = r.findings >= r.failing_inputs && (!d.same_seed || f->case_index < r.inputs);
-    (complete ? d.fixed : d.unconfirmed).push_back({k, f, nullptr, false});
+    (complete ? d.fixed : d.unconfirmed).push_back({k, f, nullptr, -1});
   }
   return d;
 }
@@ -111,7 +111,7 @@ std::string render_diff(const RunDiff& d, const RunData& before, const RunData& 
   for (const auto& e : d.fixed) os << "fixed:   " << e.key << ": was " << describe(*e.before) << "\n";
   for (const auto& e : d.changed)
     os << "changed: " << e.key << ": " << describe(*e.before) << " -> " << describe(*e.after)
-       << (e.worse ? " (worse)" : " (better)") << "\n";
+       << (e.badness > 0 ? " (worse)" : e.badness < 0 ? " (better)" : " (as bad)") << "\n";
   for (const auto& e : d.unconfirmed)
     os << "unrecorded: " << e.key << ": was " << describe(*e.before)
        << " (NEW recorded only some of its failing inputs)\n";
@@ -134,7 +134,7 @@ json::Value diff_json(const RunDiff& d, const RunData& before, const RunData& af
         j.set("new", describe(*e.after));
         j.set("replay", e.after->replay);
       }
-      if (e.before && e.after) j.set("worse", e.worse);
+      if (e.before && e.after) j.set("change", e.badness > 0 ? "worse" : e.badness < 0 ? "better" : "as bad");
       a.push_back(std::move(j));
     }
     return json::Value(std::move(a));

@@ -15,7 +15,7 @@ struct DiffEntry {
   std::string key;
   const Finding* before = nullptr;  // in OLD
   const Finding* after = nullptr;   // in NEW
-  bool worse = false;               // changed entries: NEW's finding is the worse one
+  int badness = 0;                  // changed entries: 1 NEW's is worse, -1 better, 0 neither
 };
 
 struct RunDiff {

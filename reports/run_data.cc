@@ -66,14 +66,19 @@ int Finding::severity_rank() const {
   return 0;
 }
 
-bool worse(const Finding& a, const Finding& b) {
-  if (a.severity_rank() != b.severity_rank()) return a.severity_rank() > b.severity_rank();
-  if (a.nonfinite != b.nonfinite) return a.nonfinite;
+int compare_badness(const Finding& a, const Finding& b) {
+  if (a.severity_rank() != b.severity_rank()) return a.severity_rank() > b.severity_rank() ? 1 : -1;
+  if (a.nonfinite != b.nonfinite) return a.nonfinite ? 1 : -1;
   const double ra = std::isnan(a.error_over_tolerance) ? INFINITY : a.error_over_tolerance;
   const double rb = std::isnan(b.error_over_tolerance) ? INFINITY : b.error_over_tolerance;
-  if (ra != rb) return ra > rb;
-  if (a.digits_lost() != b.digits_lost()) return a.digits_lost() > b.digits_lost();
-  return a.line < b.line;
+  if (ra != rb) return ra > rb ? 1 : -1;
+  if (a.digits_lost() != b.digits_lost()) return a.digits_lost() > b.digits_lost() ? 1 : -1;
+  return 0;
+}
+
+bool worse(const Finding& a, const Finding& b) {
+  const int c = compare_badness(a, b);
+  return c != 0 ? c > 0 : a.line < b.line;
 }
 
 std::string num(double v, int digits) {

@@ -80,7 +80,10 @@ Finding parse_finding(const json::Value& v);
 // valid JSON; a corrupt or truncated findings.jsonl line is recorded in `problems` and skipped.
 RunData load_run(const std::string& dir);
 
-// Worst first: severity, then non-finite, then error / tolerance, then digits lost.
+// 1 when `a` is the worse finding, -1 when `b` is, 0 when neither: severity, then a non-finite
+// output, then error / tolerance, then digits lost.
+int compare_badness(const Finding& a, const Finding& b);
+// Worst first (ties: file order), for sorting.
 bool worse(const Finding& a, const Finding& b);
 
 // Short decimal text of a double ("1.5e+08", "inf").

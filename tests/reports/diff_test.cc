@@ -47,7 +47,7 @@ TEST(Diff, FindsThePlantedNewFixedAndChangedFindings) {
   EXPECT_EQ(d.fixed[0].key, "softmax/cpu/stable f32 case 1");
   ASSERT_EQ(d.changed.size(), 1u);  // case 3's 12 -> 13 ULP is no change
   EXPECT_EQ(d.changed[0].key, "softmax/cpu/stable f32 case 2");
-  EXPECT_TRUE(d.changed[0].worse);
+  EXPECT_EQ(d.changed[0].badness, 1);
   EXPECT_EQ(d.exit_code(), 1);
   const std::string text = reports::render_diff(d, before, after);
   EXPECT_NE(text.find("1 new, 1 fixed, 1 changed"), std::string::npos) << text;
@@ -65,7 +65,7 @@ TEST(Diff, OnlyFixesAndImprovementsExitZero) {
   const reports::RunDiff d = reports::diff_runs(before, after);
   EXPECT_EQ(d.fixed.size(), 1u);
   ASSERT_EQ(d.changed.size(), 1u);
-  EXPECT_FALSE(d.changed[0].worse);
+  EXPECT_EQ(d.changed[0].badness, -1);
   EXPECT_EQ(d.exit_code(), 0);
 }
 

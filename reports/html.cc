@@ -29,7 +29,7 @@ svg .axis{font-size:11px;fill:#222}svg .ptitle{font-size:12px;font-weight:bold;f
 svg .pt{stroke:#000;stroke-width:.5;fill-opacity:.8}svg .bar{fill:#4a7bd0}
 svg .cell.on{fill:#7fd17f}svg .cell.off{fill:#f2b8b8}
 .problems{background:#fff4d6;border:1px solid #e0b84c;padding:6px 12px}
-.fix{color:#064;min-width:220px}td code{word-break:break-all}
+.fix{color:#064;min-width:240px}.replay{min-width:420px}td code{word-break:break-all}
 )";
 
 // Click a header to sort by it (again: reverse). Cells sort by data-v when present (numbers).
@@ -119,7 +119,7 @@ void findings_table(std::ostream& os, const RunData& run) {
        << (f->has_cestac ? ncell(f->digits, 2) + ncell(f->expected_digits, 2) : "<td>-</td><td>-</td>")
        << ncell(f->magnitude) << ncell(double(f->n)) << tcell(join(f->detectors)) << "<td><code>"
        << escape(f->computed) << "</code><br><code>" << escape(f->exact) << "</code></td><td>" << sites
-       << "</td><td class=\"fix\">" << escape(sug.fix) << "</td><td><code>" << escape(f->replay)
+       << "</td><td class=\"fix\">" << escape(sug.fix) << "</td><td class=\"replay\"><code>" << escape(f->replay)
        << "</code></td></tr>";
   }
   os << "</tbody></table>";

@@ -12,7 +12,7 @@ namespace {
 
 constexpr double kW = 360, kH = 270, kLeft = 56, kRight = 12, kTop = 42, kBottom = 64;
 constexpr double kLegendY = 30;  // legend row between the title and the plot area
-constexpr double kInfBand = 14;  // pixels above the plot area for infinite y values
+constexpr double kInfBand = 18;  // pixels above the plot area for infinite y values
 
 std::string f1(double v) {
   char b[32];
@@ -138,7 +138,7 @@ std::string scatter(const std::string& title, const std::vector<Point>& pts, con
        << "\" class=\"grid\"/><text x=\"" << x0 - 4 << "\" y=\"" << f1(py + 4)
        << "\" text-anchor=\"end\" class=\"tick\">" << tick_label(t, y.log) << "</text>";
   }
-  os << "<text x=\"" << x0 - 4 << "\" y=\"" << kTop + 10 << "\" text-anchor=\"end\" class=\"tick\">inf</text>";
+  os << "<text x=\"" << x0 - 4 << "\" y=\"" << kTop + 9 << "\" text-anchor=\"end\" class=\"tick\">inf</text>";
   if (x.categorical) {
     const double slot = (x1 - x0) / std::max<size_t>(1, cats.size());
     for (size_t i = 0; i < cats.size(); ++i) {

@@ -263,7 +263,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
 
   make_dirs(opts.out_dir);
   RunResult res;
-  res.previous_run = reports::move_previous_run(opts.out_dir);
+  if (opts.move_previous) res.previous_run = reports::move_previous_run(opts.out_dir);
   if (!res.previous_run.empty())  // on stderr even with --quiet: files moved are worth a line
     std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to "
               << res.previous_run << std::endl;

@@ -38,6 +38,7 @@ struct RunOptions {
   std::string out_dir;
   bool progress_tty = false;   // progress goes to a terminal: one refreshing status line
   bool write_reports = true;   // report.md, report.html, junit.xml at the end of the run
+  bool move_previous = true;   // move an earlier run in out_dir to out_dir/previous-N first
   // The command line that replays one case (built by the CLI from its flag table).
   std::function<std::string(const CaseKey&)> replay_command;
 };

@@ -36,7 +36,7 @@ std::string headless(const std::string& browser, const std::string& what, const 
   const std::string out = scratch + "/chromium.out";
   const std::string cmd = "timeout 90 " + browser +
                           " --headless --no-sandbox --disable-gpu --no-first-run "
-                          "--disable-background-networking --user-data-dir=" + scratch +
+                          "--disable-background-networking --disable-dev-shm-usage --user-data-dir=" + scratch +
                           "/profile --window-size=1400,2000 --hide-scrollbars " + what + " '" + url +
                           "' > " + out + " 2> " + scratch + "/chromium.err";
   const int rc = std::system(cmd.c_str());

@@ -1,6 +1,7 @@
 // findings.jsonl and summary.json writers, hex floats.
 #include "reports/findings.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,6 +28,24 @@ void FindingsWriter::append(const json::Value& finding) {
   if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)
     throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
   ::fsync(::fileno(f_));
+}
+
+std::string move_previous_run(const std::string& dir) {
+  struct stat st {};
+  auto exists = [&](const std::string& p) { return ::stat(p.c_str(), &st) == 0; };
+  if (!exists(dir + "/findings.jsonl") && !exists(dir + "/summary.json")) return "";
+  std::string prev;
+  for (int n = 1;; ++n) {
+    prev = dir + "/previous-" + std::to_string(n);
+    if (!exists(prev)) break;
+  }
+  if (::mkdir(prev.c_str(), 0755) != 0) throw InputError("cannot create " + prev + ": " + std::strerror(errno));
+  for (const char* name : {"findings.jsonl", "summary.json", "inject.json", "report.md", "report.html", "junit.xml"}) {
+    const std::string from = dir + "/" + name;
+    if (exists(from) && std::rename(from.c_str(), (prev + "/" + name).c_str()) != 0)
+      throw InputError("cannot move " + from + " to " + prev + ": " + std::strerror(errno));
+  }
+  return prev;
 }
 
 void write_json_atomically(const std::string& path, const json::Value& v) {

@@ -24,6 +24,12 @@ class FindingsWriter {
   std::FILE* f_ = nullptr;
 };
 
+// Moves an earlier run's outputs in DIR (findings.jsonl, summary.json, inject.json, report.md,
+// report.html, junit.xml) into DIR/previous-N, N the first unused number, so that a new run's
+// findings.jsonl and summary.json describe the same run and nothing found before is lost.
+// Returns that directory, or "" when DIR held no findings.jsonl or summary.json.
+std::string move_previous_run(const std::string& dir);
+
 // Writes pretty JSON through a temporary file and rename(): readers never see half a file.
 void write_json_atomically(const std::string& path, const json::Value& v);
 

@@ -5,10 +5,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <ostream>
+#include <sstream>
 
 #include "harness/gen/input_gen.h"
 #include "reports/findings.h"
+#include "reports/report.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
@@ -150,6 +153,57 @@ void make_dirs(const std::string& path) {
   }
 }
 
+// Progress of a long run: on a terminal one status line rewritten in place a few times a second,
+// otherwise a plain line every 10 s (logs and CI). Either shows inputs, findings and time left.
+class Progress {
+ public:
+  Progress(const RunOptions& opts, size_t pairs, std::ostream& os)
+      : opts_(opts), pairs_(pairs), os_(os), start_(Clock::now()),
+        next_(start_ + (opts.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10))) {}
+
+  void tick(Clock::time_point now, const std::string& impl, DType d, size_t pair, const ImplResult& r) {
+    if (now < next_ || opts_.only_case >= 0) return;
+    next_ = now + (opts_.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10));
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const int64_t done = done_inputs_ + r.inputs;
+    std::string left = "?";
+    if (opts_.budget_s > 0) {
+      left = std::to_string(static_cast<int>(std::max(0.0, opts_.budget_s - elapsed))) + " s";
+    } else if (opts_.runs > 0 && done > 0) {
+      const double total = double(opts_.runs) * double(pairs_);
+      left = "~" + std::to_string(static_cast<int>(elapsed / double(done) * (total - double(done)))) + " s";
+    }
+    std::ostringstream line;
+    line << "pair " << pair + 1 << "/" << pairs_ << " " << impl << " " << dtype_name(d) << ": " << done
+         << " inputs";
+    if (opts_.runs > 0) line << " of " << opts_.runs * static_cast<int64_t>(pairs_);
+    line << ", " << findings_ + r.findings << " findings, " << static_cast<int>(elapsed) << " s elapsed, "
+         << left << " left";
+    if (opts_.progress_tty) {
+      os_ << "\r\033[K" << line.str() << std::flush;  // rewrite the line in place
+      dirty_ = true;
+    } else {
+      os_ << "  " << line.str() << std::endl;
+    }
+  }
+
+  // Clears the status line before the pair's summary line is printed.
+  void finish_pair(const ImplResult& r) {
+    done_inputs_ += r.inputs;
+    findings_ += r.findings;
+    if (dirty_) os_ << "\r\033[K" << std::flush;
+    dirty_ = false;
+  }
+
+ private:
+  const RunOptions& opts_;
+  size_t pairs_;
+  std::ostream& os_;
+  Clock::time_point start_, next_;
+  int64_t done_inputs_ = 0, findings_ = 0;
+  bool dirty_ = false;
+};
+
 }  // namespace
 
 Verdict evaluate(const Family& family, const Target& target, const Input& in,
@@ -209,11 +263,16 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
 
   make_dirs(opts.out_dir);
   RunResult res;
+  if (opts.move_previous) res.previous_run = reports::move_previous_run(opts.out_dir);
+  if (!res.previous_run.empty())  // on stderr even with --quiet: files moved are worth a line
+    std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to "
+              << res.previous_run << std::endl;
   res.findings_path = opts.out_dir + "/findings.jsonl";
   res.summary_path = opts.out_dir + "/summary.json";
   reports::FindingsWriter writer(res.findings_path);
 
   const auto start = Clock::now();
+  Progress status(opts, work.size(), progress);
   for (size_t w = 0; w < work.size(); ++w) {
     const Family* fam = work[w].family;
     const Target& t = *work[w].target;
@@ -233,18 +292,11 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     const int64_t first = opts.only_case >= 0 ? opts.only_case : 0;
     const int64_t last = opts.only_case >= 0 ? opts.only_case + 1
                                              : (opts.runs > 0 ? opts.runs : INT64_MAX);
-    auto next_report = t0 + std::chrono::seconds(10);
     for (int64_t k = first; k < last; ++k) {
       const auto now = Clock::now();
       const double elapsed = std::chrono::duration<double>(now - t0).count();
       if (opts.budget_s > 0 && opts.only_case < 0 && elapsed >= share) break;
-      if (now >= next_report) {  // long runs: a plain progress line every 10 s
-        progress << "  " << t.id << " " << dtype_name(d) << ": " << r.inputs << " inputs, "
-                 << r.failing_inputs << " failing, " << static_cast<int>(elapsed) << " s"
-                 << (opts.budget_s > 0 ? ", " + std::to_string(static_cast<int>(share - elapsed)) + " s left" : "")
-                 << std::endl;
-        next_report = now + std::chrono::seconds(10);
-      }
+      status.tick(now, t.id, d, w, r);
       auto sh = case_shrinkable(*fam, d, opts.seed, k);
       const Input in = sh.value();
       if (auto bad = fam->validate(in))  // a regime that breaks its own contract is a harness bug
@@ -272,6 +324,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       ++r.findings;
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    status.finish_pair(r);
     progress << "  " << t.id << " " << dtype_name(d) << ": " << r.inputs << " inputs, "
              << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
              << static_cast<int>(r.seconds * 10) / 10.0 << " s)" << std::endl;
@@ -309,6 +362,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   summary.set("results", std::move(results));
   summary.set("exit_code", res.exit_code);
   reports::write_json_atomically(res.summary_path, summary);
+  if (opts.write_reports) res.report_paths = reports::write_reports(opts.out_dir, progress);
   return res;
 }
 

@@ -36,6 +36,9 @@ struct RunOptions {
   int64_t shrink_evals = 0;    // verdict evaluations one shrink may spend
   cestac::Config cestac;       // cancellation threshold, detection on/off
   std::string out_dir;
+  bool progress_tty = false;   // progress goes to a terminal: one refreshing status line
+  bool write_reports = true;   // report.md, report.html, junit.xml at the end of the run
+  bool move_previous = true;   // move an earlier run in out_dir to out_dir/previous-N first
   // The command line that replays one case (built by the CLI from its flag table).
   std::function<std::string(const CaseKey&)> replay_command;
 };
@@ -63,6 +66,8 @@ struct RunResult {
   std::vector<ImplResult> results;
   std::string findings_path;
   std::string summary_path;
+  std::string previous_run;               // where an earlier run in out_dir was moved, or ""
+  std::vector<std::string> report_paths;  // report.md, report.html, junit.xml
   // 1 when an implementation that claims stability (reference or library) has a finding.
   int exit_code = 0;
 };

@@ -14,7 +14,10 @@
 #include "harness/bench/calibrate.h"
 #include "harness/campaign/runner.h"
 #include "harness/cli/options.h"
+#include "reports/diff.h"
 #include "reports/findings.h"
+#include "reports/report.h"
+#include "reports/run_data.h"
 #include "reports/json.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
@@ -170,6 +173,22 @@ int run_calibrate(const Options& o) {
   return 0;
 }
 
+// `report DIR` re-renders a run; `report --diff OLD NEW` compares two (exit 1: regression).
+int run_report(const Options& o) {
+  if (o.diff) {
+    if (o.command.size() != 3) throw InputError("report --diff takes two run directories: OLD NEW");
+    const reports::RunData before = reports::load_run(o.command[1]);
+    const reports::RunData after = reports::load_run(o.command[2]);
+    const reports::RunDiff d = reports::diff_runs(before, after);
+    std::cout << reports::render_diff(d, before, after);
+    if (!o.json.empty()) emit_json(o.json, reports::diff_json(d, before, after));
+    return d.exit_code();
+  }
+  if (o.command.size() != 2) throw InputError("report takes one run directory (or --diff OLD NEW)");
+  for (const auto& p : reports::write_reports(o.command[1], std::cerr)) std::cout << p << "\n";
+  return 0;
+}
+
 int run(const Options& o) {
   if (o.help) {
     std::cout << help_text();
@@ -181,6 +200,7 @@ int run(const Options& o) {
   }
   if (!o.command.empty() && o.command[0] == "bench") return run_bench(o);
   if (!o.command.empty() && o.command[0] == "calibrate") return run_calibrate(o);
+  if (!o.command.empty() && o.command[0] == "report") return run_report(o);
   if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
   if (o.list) {
     if (!o.json.empty()) {
@@ -228,9 +248,11 @@ int run(const Options& o) {
 
   static std::ostringstream sink;
   std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
+  ro.progress_tty = !o.quiet && ::isatty(STDERR_FILENO);
   const campaign::RunResult res = campaign::run_family(default_registry(), ro, progress);
   print_table(res, std::cout);
   std::cout << "findings: " << res.findings_path << "\nsummary:  " << res.summary_path << "\n";
+  for (const auto& p : res.report_paths) std::cout << "report:   " << p << "\n";
   if (!o.json.empty()) emit_json(o.json, json::parse(slurp(res.summary_path)));
   return res.exit_code;
 }

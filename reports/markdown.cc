@@ -1,0 +1,113 @@
+// report.md writer: summary table, then per implementation its findings worst first.
+#include "reports/markdown.h"
+
+#include <sstream>
+
+#include "reports/catalog.h"
+
+namespace stabfuzz::reports {
+namespace {
+
+// Table cells may not hold a raw '|' or newline.
+std::string cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string verdict(const ImplSummary& r) {
+  if (r.injected()) return r.failing_inputs ? "detected (planted)" : "**NOT DETECTED** (planted)";
+  return r.failing_inputs ? "**UNSTABLE**" : "ok";
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+void write_finding(std::ostream& os, int index, const Finding& f) {
+  os << "#### " << index << ". " << f.dtype << ", " << f.severity << ": case " << f.case_index
+     << ", regime `" << f.regime << "`\n\n";
+  os << "- replay: `" << f.replay << "`\n";
+  os << "- computed `" << f.computed << "` (" << num(f.computed_dec, 9) << "), exact `" << f.exact << "` ("
+     << num(f.exact_dec, 9) << ") at output " << f.worst_index << (f.nonfinite ? " — non-finite output" : "")
+     << "\n";
+  os << "- ULP error " << num(f.max_ulp) << " = " << num(f.error_over_tolerance)
+     << " x the tolerance (" << num(f.tolerance_ulps) << " ULP x max(1, cond))"
+     << (f.undecidable ? "; the oracle could not decide the rounding" : "") << "\n";
+  os << "- condition number " << num(f.cond) << " (largest over the outputs " << num(f.max_cond) << ")\n";
+  if (f.has_cestac)
+    os << "- CESTAC digits " << num(f.digits, 2) << ", expected " << num(f.expected_digits, 2)
+       << " from the conditioning (lowest over the outputs " << num(f.min_digits, 2)
+       << "); self-validation " << f.self_validation << "\n";
+  else
+    os << "- CESTAC: not run (no scalar type to swap)\n";
+  os << "- detectors fired: " << (f.detectors.empty() ? "none" : join(f.detectors, ", ")) << "\n";
+  os << "- input: n = " << f.n;
+  if (f.original_n != f.n) os << " (shrunk from " << f.original_n << " in " << f.shrink_steps << " steps)";
+  os << ", max |x| = " << num(f.magnitude);
+  std::string vals;
+  for (size_t i = 0; i < f.input.size() && i < 8; ++i) vals += (i ? ", " : "") + num(f.input[i], 6);
+  if (f.input.size() > 8) vals += ", ...";
+  os << ": [" << vals << "]\n";
+  if (!f.instabilities.empty()) {
+    os << "- instability sites:\n\n  | site | kind | count |\n  |---|---|---:|\n";
+    for (const auto& s : f.instabilities)
+      os << "  | `" << cell(s.site) << "` | " << s.kind << " | " << s.count << " |\n";
+    os << "\n";
+  }
+  const Suggestion sug = suggest(f);
+  if (!sug.fix.empty()) os << "- **suggested fix**: " << sug.fix << " (" << sug.source << ")\n";
+  os << "\n";
+}
+
+}  // namespace
+
+std::string render_markdown(const RunData& run) {
+  std::ostringstream os;
+  os << "# stabfuzz report: " << run.target << ", seed " << run.seed << "\n\n";
+  long long inputs = 0, failing = 0, recorded = 0;
+  for (const auto& r : run.results) {
+    inputs += r.inputs;
+    failing += r.failing_inputs;
+    recorded += r.findings;
+  }
+  os << run.results.size() << " implementation x dtype pairs, " << inputs << " inputs, " << failing
+     << " failing, " << run.findings.size() << " findings in findings.jsonl ("
+     << recorded << " recorded by the run), " << num(run.seconds) << " s. A finding means the "
+     << "implementation lost more accuracy than the problem's condition number explains.\n\n";
+  if (!run.problems.empty()) {
+    os << "**" << run.problems.size() << " unreadable line(s) skipped:**\n\n";
+    for (const auto& p : run.problems) os << "- `" << cell(p) << "`\n";
+    os << "\n";
+  }
+  os << "## Summary\n\n| implementation | kind | dtype | inputs | failing | findings | max ULP | "
+        "min digits | verdict |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& r : run.results)
+    os << "| " << r.impl << " | " << r.kind << " | " << r.dtype << " | " << r.inputs << " | "
+       << r.failing_inputs << " | " << r.findings << " | " << num(r.max_ulp) << " | "
+       << (r.min_digits ? num(*r.min_digits, 2) : "-") << " | " << verdict(r) << " |\n";
+  os << "\n## Findings by implementation (worst first)\n\n";
+  bool any = false;
+  for (const auto& impl : run.impls()) {
+    const auto fs = run.worst_first(impl);
+    if (fs.empty()) continue;
+    any = true;
+    os << "### " << impl << " (" << fs.front()->kind << ", " << fs.size() << " finding"
+       << (fs.size() == 1 ? "" : "s") << ")\n\n";
+    if (!fs.front()->plants.empty())
+      os << "Planted: " << fs.front()->plants << ". Fails where: " << fs.front()->fails_where
+         << ".\n\n";
+    int k = 0;
+    for (const Finding* f : fs) write_finding(os, ++k, *f);
+  }
+  if (!any) os << "No findings.\n\n";
+  return os.str();
+}
+
+}  // namespace stabfuzz::reports

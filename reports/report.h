@@ -1,0 +1,18 @@
+// Rendering a run directory: report.md, report.html and junit.xml next to its JSON.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace stabfuzz::reports {
+
+// Loads DIR (reports/run_data.h) and writes the three reports into it; each unreadable
+// findings.jsonl line is named on `log` ("stabfuzz: FILE:LINE: skipped: ...") and left out.
+// Returns the paths written. Throws InputError when DIR is not a run directory.
+std::vector<std::string> write_reports(const std::string& dir, std::ostream& log);
+
+// Writes text through a temporary file and rename(): readers never see half a file.
+void write_text_atomically(const std::string& path, const std::string& text);
+
+}  // namespace stabfuzz::reports

@@ -1,0 +1,92 @@
+// A run directory loaded for the reports: summary.json, every readable findings.jsonl line, inject.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/json.h"
+
+namespace stabfuzz::reports {
+
+struct InstabilitySite {
+  std::string kind;
+  std::string site;  // file:line
+  long long count = 0;
+};
+
+// One findings.jsonl line with the fields the reports use. Optional fields the runner leaves out
+// (CESTAC ones for black-box targets, the planted bug for non-injected ones) stay empty or NaN.
+struct Finding {
+  int line = 0;  // 1-based line in findings.jsonl
+  std::string target, impl, kind, dtype, regime, severity, engine, replay;
+  std::vector<std::string> detectors;
+  uint64_t seed = 0;
+  long long case_index = -1;
+  double max_ulp = 0, error_over_tolerance = 0, tolerance_ulps = 0, cond = 0, max_cond = 0;
+  long long worst_index = 0;
+  std::string computed, exact;          // hex floats
+  double computed_dec = 0, exact_dec = 0;
+  bool nonfinite = false, undecidable = false;
+  bool has_cestac = false;
+  double digits = 0, expected_digits = 0, min_digits = 0;
+  std::string self_validation;
+  std::vector<InstabilitySite> instabilities;
+  long long n = 0, original_n = 0, shrink_steps = 0;
+  std::vector<double> input;            // every input value, all arguments joined
+  double magnitude = 0;                 // max |x| over the finite input values
+  std::string plants, fails_where, suggested_fix;  // injected targets only
+
+  double digits_lost() const;           // expected - digits, >= 0; 0 without CESTAC
+  int severity_rank() const;            // critical 3, major 2, minor 1, else 0
+};
+
+// One implementation x dtype row of summary.json.
+struct ImplSummary {
+  std::string family, impl, kind, dtype;
+  long long inputs = 0, failing_inputs = 0, findings = 0, undecidable = 0;
+  long long oracle_detections = 0, cestac_detections = 0;
+  double max_ulp = 0, max_error_over_tolerance = 0;
+  std::optional<double> min_digits;     // absent for targets without CESTAC
+  double seconds = 0;
+
+  bool injected() const { return kind == "injected"; }
+  // Reference and library targets fail on any failing input; injected ones when nothing fired.
+  bool failed() const { return injected() ? failing_inputs == 0 : failing_inputs > 0; }
+};
+
+struct RunData {
+  std::string dir;
+  std::string target;
+  uint64_t seed = 0;
+  double seconds = 0;
+  std::vector<ImplSummary> results;
+  std::vector<Finding> findings;        // file order
+  std::vector<std::string> problems;    // "DIR/findings.jsonl:LINE: what" for each skipped line
+  std::optional<json::Value> inject;    // inject.json, when the run was `stabfuzz inject`
+
+  // Findings of one implementation (every dtype), worst first.
+  std::vector<const Finding*> worst_first(const std::string& impl) const;
+  // Implementations in summary order, each once.
+  std::vector<std::string> impls() const;
+};
+
+// Parses one findings.jsonl object; throws json::ParseError when impl, dtype or severity is
+// missing or a field has the wrong type.
+Finding parse_finding(const json::Value& v);
+
+// Loads DIR. Throws InputError when DIR or its summary.json is missing or summary.json is not
+// valid JSON; a corrupt or truncated findings.jsonl line is recorded in `problems` and skipped.
+RunData load_run(const std::string& dir);
+
+// 1 when `a` is the worse finding, -1 when `b` is, 0 when neither: severity, then a non-finite
+// output, then error / tolerance, then digits lost.
+int compare_badness(const Finding& a, const Finding& b);
+// Worst first (ties: file order), for sorting.
+bool worse(const Finding& a, const Finding& b);
+
+// Short decimal text of a double ("1.5e+08", "inf").
+std::string num(double v, int digits = 3);
+
+}  // namespace stabfuzz::reports

@@ -295,7 +295,8 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     for (int64_t k = first; k < last; ++k) {
       const auto now = Clock::now();
       const double elapsed = std::chrono::duration<double>(now - t0).count();
-      if (opts.budget_s > 0 && opts.only_case < 0 && elapsed >= share) break;
+      // Every pair runs at least one input, even when an earlier pair overran its share.
+      if (opts.budget_s > 0 && opts.only_case < 0 && k > first && elapsed >= share) break;
       status.tick(now, t.id, d, w, r);
       auto sh = case_shrinkable(*fam, d, opts.seed, k);
       const Input in = sh.value();

@@ -280,7 +280,8 @@ std::vector<Regime> logit_regimes() {
          const double s = e.log_uniform(1e-3, 10);
          return row_of(d, row_length(e), [&] { return s * e.normal(); });
        }},
-      {"near_overflow", "logits around the exp overflow threshold (88.7 f32, 709.8 f64)",
+      {"near_overflow",
+       "logits around the exp overflow threshold (88.7 f32, bf16; 709.8 f64; 11.09 f16)",
        [](Entropy& e, DType d) {
          const double t = gen::exp_overflow_threshold(d), s = e.log_uniform(0.01, 10);
          return row_of(d, row_length(e), [&] { return t + s * e.normal(); });
@@ -293,7 +294,8 @@ std::vector<Regime> logit_regimes() {
          return row_of(d, row_length(e),
                        [&] { return (e.chance(0.8) ? 1 : -1) * e.log_uniform(lo, 100 * lo); });
        }},
-      {"all_very_negative", "every logit below the exp underflow threshold (-87.3 f32, -708.4 f64)",
+      {"all_very_negative",
+       "every logit below the exp underflow threshold (-87.3 f32, bf16; -708.4 f64; -9.7 f16)",
        [](Entropy& e, DType d) {
          const double c = gen::exp_underflow_threshold(d) * e.uniform(1.0, 1.5);
          const double s = e.log_uniform(0.01, 20);

@@ -103,10 +103,10 @@ long overflow_guard(const std::vector<T>& x) {
 }
 
 // The pairwise sum of x * 2^k (x scaled in place), k = overflow_guard(x). When that overflows
-// while every term is finite (f16 only: 2^(7 + log2 n) > 2^24 everywhere else), the sum is at
-// least 2^(emax - 1) and x is scaled by 2^-ceil(log2 n) more, so no partial sum can overflow;
-// the entries that lose bits to it are below 2^-11 u of sum |x| (f16: 2^(emin + 7 + 12) vs.
-// 2^(emax - 1)... in all, n 2^(emin - emax + 2g) u, under 2^-3 u for n <= 4096).
+// while every term is finite (only f16 can: elsewhere 2^g exceeds any row length), some partial
+// sum reached the largest value M, so sum |x| >= M 2^g, and x is scaled by 2^-ceil(log2 n) more:
+// no partial sum can overflow now, and the bits this costs the smallest entries total at most
+// n^2 2^(emin - emax) u of sum |x| (1/32 u at n = 4096 in f16).
 template <class T>
 T guarded_sum(std::vector<T>& x, long& k) {
   using std::isinf;

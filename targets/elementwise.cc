@@ -51,17 +51,32 @@ double magnitude(Entropy& e, DType d, double lo, double hi) {
   return std::min(e.log_uniform(lo, top), top);
 }
 
+// Below u, log1p(x) and expm1(x) round to x: the region where those forms matter. The range
+// starts at the smallest subnormal where that is above 1e-30 (f16: 6e-8..4.9e-4, most of it
+// subnormal) and reaches u where that is above 1e-5 (f16, bf16).
 Regime tiny() {
   return values("tiny",
-                "|x| log-uniform in [1e-30, 1e-5], random signs (where log1p/expm1 forms matter)",
-                [](Entropy& e, DType d) { return sign(e) * magnitude(e, d, 1e-30, 1e-5); });
+                "|x| log-uniform in [max(1e-30, smallest subnormal), max(1e-5, u)], random signs "
+                "(where log1p/expm1 forms matter)",
+                [](Entropy& e, DType d) {
+                  const double lo = std::max(1e-30, denorm_min(d));
+                  const double hi = std::max(1e-5, dtype_unit_roundoff(d));
+                  return sign(e) * magnitude(e, d, lo, hi);
+                });
 }
 
-Regime moderate(double s_lo, double s_hi) {
-  char desc[96];
-  std::snprintf(desc, sizeof desc, "x = s N(0, 1), s log-uniform in [%g, %g]", s_lo, s_hi);
-  return values("moderate", desc,
-                [s_lo, s_hi](Entropy& e, DType) { return e.log_uniform(s_lo, s_hi) * e.normal(); });
+// `exp_range`: f16's e^x overflows at 11.09, not 88.72, so s_hi shrinks by 11.09 / 88.72 there
+// (else most of the regime would be inf and 0).
+Regime moderate(double s_lo, double s_hi, bool exp_range = false) {
+  char desc[128];
+  std::snprintf(desc, sizeof desc, "x = s N(0, 1), s log-uniform in [%g, %g]%s", s_lo, s_hi,
+                exp_range ? " (s_hi / 8 in f16)" : "");
+  return values("moderate", desc, [s_lo, s_hi, exp_range](Entropy& e, DType d) {
+    const double hi = exp_range && d == DType::f16 ? s_hi * gen::exp_overflow_threshold(d) /
+                                                         gen::exp_overflow_threshold(DType::f32)
+                                                   : s_hi;
+    return e.log_uniform(s_lo, hi) * e.normal();
+  });
 }
 
 // |x| log-uniform in [lo, hi] (hi capped at the largest finite value) with the given sign
@@ -176,6 +191,13 @@ void set_stable(Spec& s, std::string description) {
   s.cestac = op_cestac<ElementwiseOp<Fn>>();
 }
 
+// f16 and bf16 are storage formats with per-op rounding (stabfuzz/lowp.h); the oracle evaluates
+// the definition with exact constants, which is what PyTorch's f32 opmath gives for f16/bf16 to
+// within 2^-24; a constant rounded to the format is an error the tolerance carries.
+constexpr const char* kLowpSemantics =
+    "; f16/bf16: every operation computed in double and rounded to the format (per-op "
+    "rounding), constants rounded to the format";
+
 Family make_family(Spec s) {
   Family f;
   f.name = std::string(oracle::unary_name(s.fn));
@@ -191,8 +213,8 @@ Family make_family(Spec s) {
   Target stable;
   stable.id = f.name + "/cpu/stable";
   stable.kind = TargetKind::reference;
-  stable.description = std::move(s.stable_description);
-  stable.dtypes = {DType::f64, DType::f32};
+  stable.description = std::move(s.stable_description) + kLowpSemantics;
+  stable.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   stable.native = std::move(s.native);
   stable.cestac = std::move(s.cestac);
   f.targets.push_back(std::move(stable));
@@ -213,11 +235,23 @@ Family make_family(Spec s) {
 // (sigmoid, erfc below the normal range) that errs by a subnormal step and is then multiplied by
 // x: |x| steps, and there |x| <= cond + 1 <= 2 max(1, cond) <= tol max(1, cond).
 //
+// f16 and bf16 (per-op rounding, stabfuzz/lowp.h) take f32's tolerances: an elementary function
+// is libm's double result (within 1 ulp of double, 2^-42 ulps of the format) rounded once, so it
+// errs by u (1 + 2^-41) relative against the 2u that f32's 1-ulp calls count, and +, x, / round
+// correctly (u). The constants rounded to the format are off by less than in f32: 1/sqrt 2 by
+// 0.22u (f16) / 0.03u (bf16) against 0.29u; gelu_tanh's 2 sqrt(2/pi) and 0.044715 by 0.09u + 0.31u
+// (f16) / 0.32u + 0.21u (bf16) against 0.48u + 0.58u. Subnormal intermediates are far more common
+// (e^x is subnormal in f16 below x = -9.7, erfc below x = -4.0 in gelu) and are carried by the
+// |x| <= 2 max(1, cond) argument above.
+//
 // Measured worst error / tolerance, `stabfuzz --target F --seed S --runs 300` for S = 1, 2, 3
-// (summary.json max_error_over_tolerance, the maximum over the seeds, f64 / f32):
-//   exp 0.50 / 0.50, log 0.48 / 0.50, log1p 0.50 / 0.50, expm1 0.50 / 0.50, tanh 0.67 / 0.67,
-//   erf 0.50 / 0.50, sigmoid 0.40 / 0.40, log_sigmoid 0.17 / 0.17, softplus 0.17 / 0.17,
-//   silu 0.33 / 0.33, gelu 0.19 / 0.22, gelu_tanh 0.26 / 0.22.
+// (summary.json max_error_over_tolerance, the maximum over the seeds, f64 / f32 / f16 / bf16):
+//   exp 0.50 / 0.50 / 0 / 0, log 0.48 / 0.50 / 0 / 0, log1p 0.50 / 0.50 / 0 / 0,
+//   expm1 0.50 / 0.50 / 0 / 0, tanh 0.67 / 0.67 / 0 / 0, erf 0.50 / 0.50 / 0 / 0,
+//   sigmoid 0.40 / 0.40 / 0.40 / 0.21, log_sigmoid 0.17 / 0.17 / 0.17 / 0.17,
+//   softplus 0.17 / 0.17 / 0.17 / 0.17, silu 0.33 / 0.33 / 0.33 / 0.33,
+//   gelu 0.19 / 0.22 / 0.18 / 0.16, gelu_tanh 0.26 / 0.22 / 0.22 / 0.22.
+// (A single libm call rounded once to f16/bf16 is correctly rounded on every input drawn: 0.)
 constexpr double kSingleCall1Ulp = 2;  // exp, log, log1p, expm1, erf: 1 ulp + 1
 constexpr double kTanhTol = 3;         // tanh: 2 ulps + 1
 // sigmoid: exp 2u (reaches the result damped by e/(1+e) <= 1), 1 + e: u, the division: u. E = 4.
@@ -244,7 +278,7 @@ Family exp_family() {
                 "y_i = e^(x_i) over one row (inf where e^x overflows, e.g. x > 88.72 in f32)");
   s.finite_outputs = false;
   s.tol_f64 = s.tol_f32 = kSingleCall1Ulp;
-  s.regimes = {moderate(1e-3, 30),
+  s.regimes = {moderate(1e-3, 30, true),
                near_exp_overflow("near_overflow",
                                  "x = 88.72 (f32) / 709.78 (f64) + s N(0, 1), s in [1e-3, 3]: near "
                                  "the largest finite result, some overflow"),
@@ -312,7 +346,7 @@ Family expm1_family() {
   s.finite_outputs = false;
   s.tol_f64 = s.tol_f32 = kSingleCall1Ulp;
   s.regimes = {tiny(),
-               moderate(1e-3, 10),
+               moderate(1e-3, 10, true),
                near_exp_overflow(
                    "near_overflow",
                    "x = 88.72 (f32) / 709.78 (f64) + s N(0, 1), s in [1e-3, 3]: some overflow"),
@@ -447,7 +481,9 @@ Family silu_family() {
 constexpr size_t kSlowErfcRow = 256;
 
 Family gelu_family() {
-  Spec s = spec(Unary::gelu, "y_i = x_i/2 (1 + erf(x_i / sqrt 2)) over one row (gelu(-inf) = -0)");
+  Spec s = spec(Unary::gelu,
+                "y_i = x_i/2 (1 + erf(x_i / sqrt 2)) over one row (gelu(-inf) = -0); sqrt 2 is "
+                "exact in every dtype (as PyTorch's f32 opmath gives f16/bf16)");
   s.finite_outputs = false;  // gelu(inf) = inf
   s.tol_f64 = kGeluTolF64;
   s.tol_f32 = kGeluTolF32;
@@ -455,9 +491,13 @@ Family gelu_family() {
       moderate(1e-2, 5),
       values(
           "negative_tail",
-          "x uniform in [-40, -3] (f64) / [-15, -3] (f32): 1 + erf(x / sqrt 2) cancels, to nothing "
-          "below ~ -6 (f32) / -8.3 (f64)",
-          [](Entropy& e, DType d) { return -e.uniform(3, d == DType::f64 ? 40 : 15); },
+          "x uniform in [-40, -3] (f64) / [-15, -3] (f32, bf16) / [-6, -2] (f16): 1 + erf(x / "
+          "sqrt 2) cancels, to nothing below ~ -6 (f32) / -8.3 (f64) / -3.7 (f16); gelu itself "
+          "underflows below ~ -38 (f64) / -14 (f32, bf16) / -5.7 (f16)",
+          [](Entropy& e, DType d) {
+            if (d == DType::f16) return -e.uniform(2, 6);
+            return -e.uniform(3, d == DType::f64 ? 40 : 15);
+          },
           kSlowErfcRow),
       magnitudes("large_negative", "x = -t, t log-uniform in [10, max]: gelu underflows to -0", 10,
                  1e308, -1),
@@ -472,12 +512,14 @@ Family gelu_tanh_family() {
   Spec s = spec(
       Unary::gelu_tanh,
       "y_i = x_i/2 (1 + tanh(sqrt(2/pi) (x_i + 0.044715 x_i^3))) over one row, the constants as "
-      "written (gelu_tanh(-inf) = -0)");
+      "written and exact in every dtype (gelu_tanh(-inf) = -0)");
   s.finite_outputs = false;  // gelu_tanh(inf) = inf
   s.tol_f64 = s.tol_f32 = kGeluTanhTol;
   s.regimes = {moderate(1e-2, 5),
-               values("negative_tail", "x uniform in [-30, -2]: 1 + tanh(u) cancels",
-                      [](Entropy& e, DType) { return -e.uniform(2, 30); }),
+               values("negative_tail",
+                      "x uniform in [-30, -2] ([-6, -2] in f16, where gelu_tanh underflows below "
+                      "~ -5.4): 1 + tanh(u) cancels",
+                      [](Entropy& e, DType d) { return -e.uniform(2, d == DType::f16 ? 6 : 30); }),
                values("cube_overflow",
                       "|x| = cbrt(max) t, t log-uniform in [0.1, 10], random signs: x^3 overflows "
                       "(|x| ~ 7e12 f32, ~6e102 f64)",

@@ -149,14 +149,18 @@ struct GeluStable {
 };
 
 // gelu_tanh(x) = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), computed as x sigmoid(2u):
-// 1 + tanh(u) cancels for u << 0, and sigmoid does not. u = x (1 + 0.044715 x^2) keeps x^3 out
-// (an infinite u, from x^2 overflowing, still gives sigmoid 0 or 1, never NaN).
+// 1 + tanh(u) cancels for u << 0, and sigmoid does not. u = x (1 + 0.044715 x^2) keeps x^3 out.
+// z is formed from x clamped to [-64, 64]: z(64) = 18806 is finite in every format (f16 max
+// 65504) and sigmoid(+-18806) is exactly 1 or 0 in each, so the result is unchanged, and no
+// intermediate overflows (under CESTAC, samples of z straddling the overflow threshold would
+// disagree on inf, an invalid run although the output is exact).
 struct GeluTanhStable {
   template <class T>
   static T eval(T x) {
     using std::isinf;
     if (isinf(x)) return x > T(0) ? x : T(-0.0);
-    const T z = T(ew::kTwoSqrtTwoOverPi) * (x * (T(1) + T(ew::kGeluTanhCubic) * (x * x)));
+    const T c = x > T(64) ? T(64) : (x < T(-64) ? T(-64) : x);
+    const T z = T(ew::kTwoSqrtTwoOverPi) * (c * (T(1) + T(ew::kGeluTanhCubic) * (c * c)));
     return x * ew::sigmoid(z);
   }
 };

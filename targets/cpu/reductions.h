@@ -90,13 +90,34 @@ long pow2_exponent(T m) {
 }
 
 // Exponent that keeps every partial sum of x finite: -g once max|x| >= 2^(emax - g), g = 32 (f64,
-// f32), so that 2^24 terms cannot overflow; 0 otherwise (no scaling, no rounding). Only entries
-// below 2^(emin + g) lose bits then, a loss ~2^-2000 (f64) or ~2^-180 (f32) of sum |x|.
+// f32, bf16), so that 2^24 terms cannot overflow; 0 otherwise (no scaling, no rounding). Only
+// entries below 2^(emin + g) lose bits then, a loss ~2^-2000 (f64) or ~2^-180 (f32, bf16) of
+// sum |x|. f16 (emax = 15) affords only g = 7: entries below 2^-7 lose up to 2^-18 each, at most
+// n 2^-15 u of sum |x| (1/8 u at n = 4096), and more than 2^7 terms near 65504 of one sign can
+// still overflow: guarded_sum below retries those.
 template <class T>
 long overflow_guard(const std::vector<T>& x) {
   constexpr const Format& f = FormatOf<T>::value;
   constexpr int g = f.emax / 2 < 32 ? f.emax / 2 : 32;
   return max_abs(x) >= T(std::ldexp(1.0, f.emax - g)) ? -g : 0;
+}
+
+// The pairwise sum of x * 2^k (x scaled in place), k = overflow_guard(x). When that overflows
+// while every term is finite (only f16 can: elsewhere 2^g exceeds any row length), some partial
+// sum reached the largest value M, so sum |x| >= M 2^g, and x is scaled by 2^-ceil(log2 n) more:
+// no partial sum can overflow now, and the bits this costs the smallest entries total at most
+// n^2 2^(emin - emax) u of sum |x| (1/32 u at n = 4096 in f16).
+template <class T>
+T guarded_sum(std::vector<T>& x, long& k) {
+  using std::isinf;
+  k = overflow_guard(x);
+  for (auto& v : x) v = scale_pow2(v, k);
+  T s = pairwise_sum(x.data(), x.size());
+  if (!isinf(s) || isinf(max_abs(x))) return s;
+  const long extra = static_cast<long>(std::ceil(std::log2(static_cast<double>(x.size()))));
+  for (auto& v : x) v = scale_pow2(v, -extra);
+  k -= extra;
+  return pairwise_sum(x.data(), x.size());
 }
 
 // In-place inclusive scan by recursive pairing: each output is a tree of at most
@@ -111,19 +132,20 @@ void tree_scan(std::vector<T>& v, const Op& op) {
   for (size_t i = 1; i < n; ++i) v[i] = (i % 2 == 1) ? z[i / 2] : op(z[i / 2 - 1], v[i]);
 }
 
-// log(e^a + e^b) = max + log1p(e^-|a - b|): no overflow, no loss for a result near 0.
+// log(e^a + e^b) = max + log1p(e^-|a - b|): no overflow, no loss for a result near 0. The
+// exponent is -|a - b| rather than lo - hi: the same value natively, but under CESTAC, when a and b
+// agree within their noise (a computational zero apart), the comparison calls them equal, hi is
+// a, and some samples of lo - hi are positive; with noise above 88 (bf16 values near 1e4 carry
+// ulps of 64) e^(lo - hi) would overflow in those samples only.
 template <class T>
 T log_add_exp(const T& a, const T& b) {
   using std::exp;
+  using std::fabs;
   using std::isinf;
   using std::log1p;
-  T hi = a, lo = b;
-  if (b > a) {
-    hi = b;
-    lo = a;
-  }
+  const T hi = b > a ? b : a;
   if (isinf(hi)) return hi;  // +inf, or -inf when both are -inf (their difference is NaN)
-  return hi + log1p(exp(lo - hi));
+  return hi + log1p(exp(-fabs(a - b)));
 }
 
 }  // namespace reduce_detail
@@ -134,9 +156,9 @@ struct SumStable {
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
     std::vector<T> x = a.x.at(0);
-    const long k = overflow_guard(x);
-    for (auto& v : x) v = scale_pow2(v, k);
-    return {scale_pow2(pairwise_sum(x.data(), x.size()), -k)};
+    long k = 0;
+    const T s = guarded_sum(x, k);
+    return {scale_pow2(s, -k)};
   }
 };
 
@@ -146,9 +168,8 @@ struct MeanStable {
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
     std::vector<T> x = a.x.at(0);
-    const long k = overflow_guard(x);
-    for (auto& v : x) v = scale_pow2(v, k);
-    const T s = pairwise_sum(x.data(), x.size()) / T(static_cast<double>(x.size()));
+    long k = 0;
+    const T s = guarded_sum(x, k) / T(static_cast<double>(x.size()));
     return {scale_pow2(s, -k)};
   }
 };
@@ -224,17 +245,29 @@ struct LogSumExpStable {
   }
 };
 
-// cumsum/cpu/stable: tree scan of +, prescaled like the sum.
+// cumsum/cpu/stable: tree scan of +; from the first prefix that comes out non-finite on, the
+// scan is redone prescaled like the sum. Prescaling every row would cost the small prefixes the
+// bits of entries below 2^(emin + g) (f16: g = 7, every entry below 2^-7), errors no
+// conditioning of those prefixes explains. An intermediate value that overflows makes every
+// output from its position on non-finite and leaves the earlier ones exact as computed; the later
+// ones sum more than 2^(emax - 1) in magnitude, against which the scaling's loss is negligible.
 struct CumSumStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
+    using std::isfinite;
+    const auto add = [](const T& p, const T& q) { return p + q; };
+    std::vector<T> y = a.x.at(0);
+    tree_scan(y, add);
+    size_t first = 0;
+    while (first < y.size() && isfinite(y[first])) ++first;
+    if (first == y.size()) return y;
     std::vector<T> x = a.x.at(0);
     const long k = overflow_guard(x);
     for (auto& v : x) v = scale_pow2(v, k);
-    tree_scan(x, [](const T& p, const T& q) { return p + q; });
-    for (auto& v : x) v = scale_pow2(v, -k);
-    return x;
+    tree_scan(x, add);
+    for (size_t i = first; i < y.size(); ++i) y[i] = scale_pow2(x[i], -k);
+    return y;
   }
 };
 

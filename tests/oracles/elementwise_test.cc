@@ -8,11 +8,14 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "harness/campaign/runner.h"
 #include "harness/campaign/verdict.h"
 #include "harness/gen/regimes.h"
 #include "stabfuzz/family.h"
+#include "stabfuzz/lowp.h"
 
 namespace stabfuzz {
 namespace {
@@ -106,10 +109,10 @@ TEST(ElementwiseFamilies, EveryFamilyIsRegisteredWithAStableTarget) {
     EXPECT_LE(fam.regimes.size(), 7u) << fam.name;
     const Target& t = stable(f);
     EXPECT_EQ(t.kind, TargetKind::reference);
-    EXPECT_EQ(t.dtypes, (std::vector<DType>{DType::f64, DType::f32}));
+    EXPECT_EQ(t.dtypes, (std::vector<DType>{DType::f64, DType::f32, DType::f16, DType::bf16}));
     EXPECT_TRUE(static_cast<bool>(t.cestac)) << t.id;
     // Tolerances do not grow with n: one evaluation per output.
-    for (DType d : {DType::f64, DType::f32})
+    for (DType d : kAllDTypes)
       EXPECT_EQ(fam.tolerance_ulps(d, 1), fam.tolerance_ulps(d, 4096)) << fam.name;
   }
 }
@@ -383,12 +386,12 @@ TEST(ElementwiseCond, FiniteAndNonNegativeOnLandmarks) {
 
 // ---- the stable targets ------------------------------------------------------------------------
 
-// Every regime, both dtypes, a few rows (cut to 64 values): no oracle finding.
+// Every regime, every dtype, a few rows (cut to 64 values): no oracle finding.
 TEST(ElementwiseStable, MatchesTheOracleWithinTolerance) {
   for (Unary f : kAll) {
     const Family& fam = family(f);
     const Target& t = stable(f);
-    for (DType d : {DType::f64, DType::f32})
+    for (DType d : kAllDTypes)
       for (const auto& regime : fam.regimes)
         for (uint64_t seed = 1; seed <= 2; ++seed) {
           SeededEntropy e(seed, std::hash<std::string>{}(regime.name));
@@ -428,6 +431,10 @@ TEST(ElementwiseStable, NaiveFormulationsAreFindings) {
        [](double x) { return double(std::log(1.0f + std::exp(float(x)))); }},
       {Unary::gelu, DType::f64, -10,
        [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      // f16 and bf16, per-op rounding: e^12 overflows f16; 1 + 2^-10 rounds to 1 in bf16.
+      {Unary::softplus, DType::f16, 12,
+       [](double x) { return double(log(Half(1) + exp(Half(x)))); }},
+      {Unary::log1p, DType::bf16, 0x1p-10, [](double x) { return double(log(BFloat16(1) + x)); }},
       {Unary::gelu_tanh, DType::f32, -6,
        [](double x) {
          const float xf = float(x), u = 0.7978845608f * (xf + 0.044715f * xf * xf * xf);
@@ -450,7 +457,7 @@ TEST(ElementwiseStable, NaiveFormulationsAreFindings) {
 TEST(ElementwiseStable, CestacMeansTrackNativeOutputs) {
   for (Unary f : kAll) {
     const Target& t = stable(f);
-    for (DType d : {DType::f64, DType::f32}) {
+    for (DType d : kAllDTypes) {
       const Input in = row_input(d, {0.25, 0.75, 1.5, 3.0});
       const auto native = t.native(in);
       CestacRequest req;
@@ -462,6 +469,90 @@ TEST(ElementwiseStable, CestacMeansTrackNativeOutputs) {
             << t.id;
         EXPECT_GT(c.digits[i], dtype_max_digits(d) - 2) << t.id << " " << i;
       }
+    }
+  }
+}
+
+// ---- f16 and bf16
+// --------------------------------------------------------------------------------
+
+constexpr DType kLowp[] = {DType::f16, DType::bf16};
+
+// v rounded once to the format, when v is decisively on one side of the midpoint between two
+// neighbours (farther than 2^-40 of a spacing: the long double references err by ~2^-58
+// relative), else nullopt.
+std::optional<double> decisive_round(DType d, LD v) {
+  const Format& f = dtype_format(d);
+  const double r = round_to_format(f, static_cast<double>(v));
+  if (!std::isfinite(r)) return r;
+  const LD off = std::fabs(v - r) / format_quantum(f, r);
+  if (std::fabs(off - 0.5L) < 0x1p-40L) return std::nullopt;
+  return r;
+}
+
+// The oracle in f16 and bf16 is the long double reference rounded once to the format (MPFR's
+// rounding with the format's precision and exponent range, never through float).
+TEST(ElementwiseOracle, LowPrecisionMatchesLongDoubleRoundedOnce) {
+  const double xs[] = {-3.5, -1.25, -0.3125, 0.09375, 0.6875, 2.5, 6.0};  // exact in f16, bf16
+  for (Unary f : kAll)
+    for (DType d : kLowp) {
+      int checked = 0;
+      for (double x : xs) {
+        if (f == Unary::log) x = std::fabs(x);
+        if (f == Unary::log1p && x <= -1) x /= 4;
+        const auto want = decisive_round(d, reference(f, x));
+        if (!want) continue;
+        ++checked;
+        EXPECT_EQ(exact1(f, d, x), *want)
+            << oracle::unary_name(f) << " " << dtype_name(d) << " " << x;
+      }
+      EXPECT_GE(checked, 6) << oracle::unary_name(f) << " " << dtype_name(d);
+    }
+}
+
+TEST(ElementwiseOracle, LowPrecisionRangeEnds) {
+  // e^x: 65504 is f16's largest value and 65520 rounds to inf; 11.0859375 and 11.09375 are
+  // neighbours in f16, e^x = 65248.8 and 65759.6.
+  EXPECT_EQ(exact1(Unary::exp, DType::f16, 11.0859375), 65248.0);
+  EXPECT_EQ(exact1(Unary::exp, DType::f16, 11.09375), kInf);
+  EXPECT_TRUE(std::isfinite(exact1(Unary::exp, DType::bf16, 88.5)));
+  // e^-12 = 6.14e-6 is subnormal in f16 (quantum 2^-24): rounded once to a multiple of 2^-24.
+  const double sub = exact1(Unary::exp, DType::f16, -12);
+  EXPECT_EQ(sub, std::ldexp(std::nearbyint(std::ldexp(std::exp(-12.0L), 24)), -24));
+  EXPECT_EQ(exact1(Unary::sigmoid, DType::f16, -12), *decisive_round(DType::f16, sigmoid_ld(-12)));
+  // Below half the smallest subnormal (2^-25), f16 results are 0; bf16 has f32's range.
+  EXPECT_EQ(exact1(Unary::exp, DType::f16, -18), 0.0);
+  EXPECT_GT(exact1(Unary::exp, DType::bf16, -18), 0.0);
+}
+
+// The constants of gelu and gelu_tanh: the oracle uses the exact ones, the stable target rounds
+// them to the format, and the tolerance carries the difference (a few tenths of u).
+TEST(ElementwiseStable, LowPrecisionConstantsStayWithinTolerance) {
+  for (Unary f : {Unary::gelu, Unary::gelu_tanh})
+    for (DType d : kLowp) {
+      std::vector<double> x;
+      for (int k = -40; k <= 40; ++k) x.push_back(k / 8.0);
+      const Input in = row_input(d, x);
+      const Verdict v = judge(family(f), in, stable(f).native(in), family(f).oracle(in), nullptr);
+      EXPECT_FALSE(v.finding()) << oracle::unary_name(f) << " " << dtype_name(d) << " "
+                                << v.max_ratio;
+    }
+}
+
+// gelu_tanh's z overflows for |x| past ~113 in f16 (x^2 past 256); under CESTAC, samples of z
+// straddling the threshold disagreed on inf, an invalid run although every output is exact (rows
+// of seed 3 of cube_overflow, f16 and bf16). z is now formed from x clamped to [-64, 64].
+TEST(ElementwiseStable, GeluTanhIntermediatesStayFiniteUnderCestac) {
+  const Family& fam = family(Unary::gelu_tanh);
+  for (const auto& regime : fam.regimes) {
+    if (regime.name != "cube_overflow") continue;
+    for (DType d : kLowp) {
+      SeededEntropy e(3, 0);
+      const Input in = regime.sample(e, d);
+      const Verdict v = campaign::evaluate(fam, stable(Unary::gelu_tanh), in, CestacRequest{});
+      EXPECT_EQ(v.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)], 0u)
+          << dtype_name(d);
+      EXPECT_FALSE(v.finding()) << dtype_name(d) << " " << v.max_ratio;
     }
   }
 }

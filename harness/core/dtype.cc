@@ -97,8 +97,16 @@ double ulp_error(DType d, double computed, double exact) {
   if (std::isnan(computed) || std::isnan(exact))
     return std::isnan(computed) && std::isnan(exact) ? 0.0 : INFINITY;
   if (computed == exact) return 0.0;
+  const Format& f = dtype_format(d);
+  // An exact result that rounds to inf lies beyond the largest finite value, at or past the
+  // overflow boundary max + ulp(max) / 2: a finite result of its sign is measured from that
+  // next step, so the largest finite value is 1 ulp away, not infinitely far.
+  if (std::isinf(exact) && std::isfinite(computed) && std::signbit(exact) == std::signbit(computed)) {
+    const double q = format_quantum(f, f.max_finite());
+    return (f.max_finite() - std::fabs(computed)) / q + 1.0;
+  }
   if (std::isinf(computed) || std::isinf(exact)) return INFINITY;
-  return std::fabs(computed - exact) / format_quantum(dtype_format(d), exact);
+  return std::fabs(computed - exact) / format_quantum(f, exact);
 }
 
 double available_digits(DType d, double v) {

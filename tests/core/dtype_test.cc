@@ -5,6 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -201,6 +202,16 @@ TEST(UlpError, MeasuresInUnitsOfTheExactValuesSpacing) {
   EXPECT_EQ(ulp_error(DType::f64, 0x1p-1073, 0.0), 2.0);  // exact 0: the smallest subnormal as unit
   EXPECT_TRUE(std::isinf(ulp_error(DType::f64, INFINITY, 1.0)));
   EXPECT_EQ(ulp_error(DType::f64, NAN, NAN), 0.0);
+}
+
+TEST(UlpError, AFiniteResultOfAnExactOverflowIsMeasuredFromTheOverflowStep) {
+  // f16 l2_norm([16448, 63424]) = 65522.06 rounds to inf; 65504 is one step below it.
+  EXPECT_EQ(ulp_error(DType::f16, 65504.0, INFINITY), 1.0);
+  EXPECT_EQ(ulp_error(DType::f16, 65472.0, INFINITY), 2.0);
+  EXPECT_EQ(ulp_error(DType::f64, -DBL_MAX, -INFINITY), 1.0);
+  EXPECT_EQ(ulp_error(DType::f32, FLT_MAX, INFINITY), 1.0);
+  EXPECT_TRUE(std::isinf(ulp_error(DType::f16, -65504.0, INFINITY)));  // the wrong sign
+  EXPECT_TRUE(std::isinf(ulp_error(DType::f16, INFINITY, 65504.0)));   // overflow of a finite
 }
 
 }  // namespace

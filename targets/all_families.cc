@@ -8,7 +8,9 @@ const Registry& default_registry() {
     Registry r;
     r.add(targets::softmax_family());
     for (auto* group : {targets::elementwise_families, targets::reductions_families,
-                        targets::normalization_families, targets::linalg_families})
+                        targets::normalization_families, targets::losses_families,
+                        targets::linalg_families, targets::similarity_families,
+                        targets::optimizer_families})
       for (auto& f : group()) r.add(std::move(f));
     return r;
   }();

@@ -53,15 +53,18 @@ std::vector<Regime> cosine_regimes() {
          return rows(d, std::move(r[0]), std::move(r[1]));
        }},
       {"tiny_subnormal",
-       "a subnormal or tiny, b large: |a| |b| within 1e+-6 of eps (both branches)",
+       "a subnormal or tiny, b large: |a| |b| within 1e+-6 of eps (both branches; f16 passes eps "
+       "= 1e-4, as its default 1e-8 is 0 there)",
        [](Entropy& e, DType d) {
          Input in = tiny_rows(e, d);
          double na = 0;
          for (double x : in.args[0].values) na = std::hypot(na, x);
-         const double scale = std::min(by_range(d, 1e300, 1e37, 1.6e4),
-                                       e.log_uniform(1e-6, 1e6) * oracle::kCosineEpsDefault / na);
+         const bool f16 = d == DType::f16;
+         const double eps = f16 ? 1e-4 : oracle::kCosineEpsDefault;
+         const double scale =
+             std::min(by_range(d, 1e300, 1e37, 1.6e4), e.log_uniform(1e-6, 1e6) * eps / na);
          for (auto& x : in.args[1].values) x = clip4(e.normal()) * scale;
-         return gen::make_input(d, std::move(in.args));
+         return gen::make_input(d, std::move(in.args), f16 ? Params{{"eps", eps}} : Params{});
        }},
       {"near_eps",
        "eps in [1e-12, 1e-2] ([1e-6, 1e-2] f16), |a| |b| = eps e^(N/2): both sides of the max",

@@ -98,6 +98,25 @@ TEST_P(AllFamilies, RegimesValidOraclesHonestStableTargetsWithinTolerance) {
   EXPECT_GE(decided, total * 9 / 10) << f->name << ": too many undecidable inputs";
 }
 
+// The override moves where every oracle's ladder starts (else check (b) would compare an oracle
+// with itself): a dot product of exact small integers decides at the first rung.
+TEST(StartPrecision, OverrideMovesTheLadderAndRestores) {
+  const Family* f = default_registry().find_family("dot");
+  ASSERT_NE(f, nullptr);
+  Input in;
+  in.dtype = DType::f32;
+  in.args = {Tensor{{2}, {3.0, 5.0}}, Tensor{{2}, {7.0, 11.0}}};
+  EXPECT_EQ(f->oracle(in).precision_bits, oracle::kStartPrecision);
+  {
+    oracle::StartPrecisionOverride start(oracle::kStartPrecision + 64);
+    EXPECT_EQ(oracle::start_precision(), oracle::kStartPrecision + 64);
+    const OracleResult r = f->oracle(in);
+    EXPECT_EQ(r.precision_bits, oracle::kStartPrecision + 64);
+    EXPECT_EQ(r.exact, std::vector<double>{76.0});
+  }
+  EXPECT_EQ(oracle::start_precision(), oracle::kStartPrecision);
+}
+
 std::vector<std::string> family_names() {
   std::vector<std::string> v;
   for (const auto& f : default_registry().families()) v.push_back(f.name);

@@ -49,7 +49,7 @@ class Products {
   // so round_decided gets p - 1 bits; a sum exact at p rounds directly, which decides midpoints
   // (1 + 2^-24 in f32) that no error interval can. nullopt past the cap.
   std::optional<double> round_sum(DType d, long& precision, long double& value) const {
-    for (mpfr_prec_t p = kStartPrecision; p <= kPrecisionCap; p *= 2) {
+    for (mpfr_prec_t p = start_precision(); p <= kPrecisionCap; p *= 2) {
       Real y(p);
       const int ternary = sum(y);
       precision = std::max<long>(precision, p);
@@ -529,6 +529,8 @@ Error validate_adam(const Input& in) {
   if (!(q.eps > 0)) return "adam: eps must be > 0 in the dtype";
   if (q.step < 1 || q.step > 0x1p24 || q.step != std::floor(q.step))
     return "adam: step must be an integer in [1, 2^24]";
+  if (!representable(opmath_dtype(in.dtype), q.step))
+    return "adam: step must be exact in the compute type";
   return std::nullopt;
 }
 

@@ -24,13 +24,17 @@ inline constexpr double kAdamBeta2Default = 0.999;
 inline constexpr double kAdamEpsDefault = 1e-8;
 inline constexpr double kAdamStepDefault = 1;
 
+// attention and adam compute f16 and bf16 inputs in f32 (PyTorch's opmath type; flash attention
+// accumulates in f32) and round the output once: their parameters are held in that type.
+inline DType opmath_dtype(DType d) { return d == DType::f16 || d == DType::bf16 ? DType::f32 : d; }
+
 // scale (default 1/sqrt(d), d = the head dimension) and causal (0 or 1).
 struct AttentionParams {
   double scale;
   bool causal;
 };
 inline AttentionParams attention_params(const Input& in, double head_dim) {
-  return {round_to(in.dtype, in.param("scale", 1.0 / std::sqrt(head_dim))),
+  return {round_to(opmath_dtype(in.dtype), in.param("scale", 1.0 / std::sqrt(head_dim))),
           in.param("causal", 0) != 0};
 }
 inline double cosine_eps(const Input& in) {
@@ -40,15 +44,17 @@ inline double pairwise_eps(const Input& in) {
   return round_to(in.dtype, in.param("eps", kPairwiseEpsDefault));
 }
 
-// step is an integer >= 1, exact in every dtype tested (validation keeps it <= 2^24).
+// The compute type holds 1 - beta, the weight of the new gradient (PyTorch's lerp weight), not
+// beta: the kernel forms m + (1 - beta) (g - m), and beta = 1 - that is exact in double. step is an
+// integer >= 1 that validation requires the compute type to hold exactly.
 struct AdamParams {
   double lr, beta1, beta2, eps, step;
 };
 inline AdamParams adam_params(const Input& in) {
-  const DType d = in.dtype;
+  const DType d = opmath_dtype(in.dtype);
   return {round_to(d, in.param("lr", kAdamLrDefault)),
-          round_to(d, in.param("beta1", kAdamBeta1Default)),
-          round_to(d, in.param("beta2", kAdamBeta2Default)),
+          1 - round_to(d, 1 - in.param("beta1", kAdamBeta1Default)),
+          1 - round_to(d, 1 - in.param("beta2", kAdamBeta2Default)),
           round_to(d, in.param("eps", kAdamEpsDefault)), in.param("step", kAdamStepDefault)};
 }
 
@@ -64,7 +70,7 @@ std::optional<std::string> validate_attention(const Input& in);
 std::optional<std::string> validate_cosine_similarity(const Input& in);
 std::optional<std::string> validate_pairwise_distance(const Input& in);
 // also v >= 0, lr >= 0, betas in [0, 1) and eps > 0 as the dtype holds them, step an integer in
-// [1, 2^24]
+// [1, 2^24] that the dtype holds exactly
 std::optional<std::string> validate_adam(const Input& in);
 
 // ---- oracles -----------------------------------------------------------------------------------

@@ -6,6 +6,16 @@
 namespace stabfuzz::oracle {
 
 namespace {
+thread_local mpfr_prec_t t_start_precision = kStartPrecision;
+}  // namespace
+
+mpfr_prec_t start_precision() { return t_start_precision; }
+StartPrecisionOverride::StartPrecisionOverride(mpfr_prec_t start) : previous_(t_start_precision) {
+  t_start_precision = start;
+}
+StartPrecisionOverride::~StartPrecisionOverride() { t_start_precision = previous_; }
+
+namespace {
 // Rounds through MPFR with the format's precision and exponent range (mpfr_subnormalize), never
 // through float: rounding to float first and then to f16 could round twice.
 double round_to_small_format(mpfr_srcptr x, const Format& f) {
@@ -28,9 +38,12 @@ double round_to_small_format(mpfr_srcptr x, const Format& f) {
 double round_nearest(mpfr_srcptr x, DType d) {
   // mpfr_get_d / mpfr_get_flt round once, directly from the MPFR value, subnormals included.
   switch (d) {
-    case DType::f64: return mpfr_get_d(x, MPFR_RNDN);
-    case DType::f32: return static_cast<double>(mpfr_get_flt(x, MPFR_RNDN));
-    default: return round_to_small_format(x, dtype_format(d));
+    case DType::f64:
+      return mpfr_get_d(x, MPFR_RNDN);
+    case DType::f32:
+      return static_cast<double>(mpfr_get_flt(x, MPFR_RNDN));
+    default:
+      return round_to_small_format(x, dtype_format(d));
   }
 }
 
@@ -41,7 +54,7 @@ std::optional<double> round_decided(mpfr_srcptr approx, long err_bits, DType d) 
   Real delta(p), lo(p), hi(p);
   mpfr_abs(delta, approx, MPFR_RNDN);
   mpfr_mul_2si(delta, delta, -err_bits, MPFR_RNDU);  // exact: a power-of-two scaling
-  mpfr_sub(lo, approx, delta, MPFR_RNDD);              // exact at this precision
+  mpfr_sub(lo, approx, delta, MPFR_RNDD);            // exact at this precision
   mpfr_add(hi, approx, delta, MPFR_RNDU);
   const double a = round_nearest(lo, d), b = round_nearest(hi, d);
   if (a != b) return std::nullopt;
@@ -56,7 +69,7 @@ void sum(mpfr_ptr out, const std::vector<Real>& terms) {
 }
 
 OracleResult ziv(const std::function<bool(mpfr_prec_t, OracleResult&)>& attempt) {
-  for (mpfr_prec_t p = kStartPrecision; p <= kPrecisionCap; p *= 2) {
+  for (mpfr_prec_t p = start_precision(); p <= kPrecisionCap; p *= 2) {
     OracleResult r;
     if (attempt(p, r)) {
       r.decidable = true;

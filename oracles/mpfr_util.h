@@ -26,7 +26,7 @@ class Real {
   }
   mpfr_ptr get() { return v_; }
   mpfr_srcptr get() const { return v_; }
-  operator mpfr_ptr() { return v_; }         // NOLINT: reads like MPFR's own API
+  operator mpfr_ptr() { return v_; }           // NOLINT: reads like MPFR's own API
   operator mpfr_srcptr() const { return v_; }  // NOLINT
 
  private:
@@ -38,6 +38,21 @@ inline constexpr mpfr_prec_t kStartPrecision = 96;
 inline constexpr mpfr_prec_t kPrecisionCap = 4096;
 // Holds any double exactly.
 inline constexpr mpfr_prec_t kExactDoublePrecision = 53;
+
+// Where Ziv's ladder starts on this thread: kStartPrecision unless a StartPrecisionOverride is
+// alive. An oracle whose error bounds are honest answers the same from any start (tests check
+// that with starts 64 bits apart: tests/oracles/all_families_test.cc).
+mpfr_prec_t start_precision();
+class StartPrecisionOverride {
+ public:
+  explicit StartPrecisionOverride(mpfr_prec_t start);
+  ~StartPrecisionOverride();
+  StartPrecisionOverride(const StartPrecisionOverride&) = delete;
+  StartPrecisionOverride& operator=(const StartPrecisionOverride&) = delete;
+
+ private:
+  mpfr_prec_t previous_;
+};
 
 // `approx` is within |approx| * 2^-err_bits of the exact value. Returns the exact value correctly
 // rounded to nearest in `d` (subnormals included, no double rounding) when every value in that
@@ -53,7 +68,7 @@ void sum(mpfr_ptr out, const std::vector<Real>& terms);
 
 // Ziv's strategy for a whole operator: `attempt(p, out)` evaluates every output at working
 // precision p and returns false as soon as one cannot be rounded (round_decided). The precision
-// doubles from kStartPrecision to kPrecisionCap; past the cap the result is undecidable.
+// doubles from start_precision() to kPrecisionCap; past the cap the result is undecidable.
 OracleResult ziv(const std::function<bool(mpfr_prec_t, OracleResult&)>& attempt);
 
 // Elementwise operators y_i = f(x_i): `f` evaluates into y at y's precision with an error of at

@@ -1,4 +1,5 @@
 // Oracles of the log-softmax and loss families: log_softmax, cross_entropy, bce, kl_div, entropy.
+#include <algorithm>
 #include <cmath>
 
 #include "oracles/mpfr_util.h"
@@ -102,12 +103,20 @@ OracleResult cross_entropy(const Input& in) {
 // l = A + B with A = max(x, 0) - x z (x z exact in 106 bits, A rounded once: 2^-p) and
 // B = log1p(e^-|x|) (e^-|x| within 2^-p, log1p propagates at most that and rounds: 2 * 2^-p).
 // A, B >= 0, so l is within 3 * 2^-p: err_bits p - 2, passed as p - 3.
+// A, a product of dtype values subtracted from one, is often exactly a midpoint of f16 or bf16
+// (11- or 8-bit factors give 22- or 16-bit products), and B ~ e^-|x| can be far below 2^-p A. So
+// A is held exactly (kExactA bits) and l = A + B formed at kExactA + 64 bits: its error is B's,
+// 2^-(p-2) B, plus 2^-(kExactA+64) l, which err_bits states relative to l. B > 0, so when even that
+// cannot decide (B below the spacing of kExactA bits at A, while A is a rounding boundary), l
+// rounds like A nudged up by a quarter of that spacing: nothing of either dtype lies between.
+constexpr mpfr_prec_t kExactA = 3400;  // a difference of doubles spans < 2^1024 / 2^-2200
 OracleResult bce_with_logits(const Input& in) {
   const auto& x = in.args.at(0).values;
   const auto& z = in.args.at(1).values;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     Real xm(kExactDoublePrecision), zm(kExactDoublePrecision), pos(kExactDoublePrecision);
     Real xz(2 * kExactDoublePrecision), a(p), e(p), b(p), l(p), sig(p), num(kCondPrec);
+    Real ax(kExactA), lx(kExactA + 64), nudged(kExactA + 2);
     for (size_t i = 0; i < x.size(); ++i) {
       mpfr_set_d(xm, x[i], MPFR_RNDN);
       mpfr_set_d(zm, z[i], MPFR_RNDN);
@@ -118,7 +127,17 @@ OracleResult bce_with_logits(const Input& in) {
       mpfr_exp(e, e, MPFR_RNDN);
       mpfr_log1p(b, e, MPFR_RNDN);
       mpfr_add(l, a, b, MPFR_RNDN);
-      const auto v = round_decided(l, p - 3, in.dtype);
+      mpfr_sub(ax, pos, xz, MPFR_RNDN);  // exact
+      mpfr_add(lx, ax, b, MPFR_RNDN);
+      long err = kExactA + 60;
+      if (!mpfr_zero_p(b) && !mpfr_zero_p(lx))
+        err = std::min<long>(err, p - 3 + (mpfr_get_exp(lx) - mpfr_get_exp(b)));
+      auto v = round_decided(lx, err, in.dtype);
+      if (!v && !mpfr_zero_p(ax) && mpfr_cmp_ui_2exp(e, 1, mpfr_get_exp(ax) - kExactA - 4) < 0) {
+        mpfr_set(nudged, ax, MPFR_RNDN);
+        mpfr_nextabove(nudged);
+        v = round_nearest(nudged, in.dtype);
+      }
       if (!v) return false;
       r.exact.push_back(*v);
       // sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) for x < 0, with e = e^-|x|.

@@ -73,7 +73,7 @@ Attempt evaluate(const std::vector<double>& x, DType dt, mpfr_prec_t p) {
 OracleResult softmax(const Input& in) {
   const auto& x = in.args.at(0).values;
   OracleResult res;
-  for (mpfr_prec_t p = kStartPrecision; p <= kPrecisionCap; p *= 2) {
+  for (mpfr_prec_t p = start_precision(); p <= kPrecisionCap; p *= 2) {
     Attempt a = evaluate(x, in.dtype, p);
     if (a.decided) {
       res.exact = std::move(a.exact);

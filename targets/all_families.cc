@@ -7,8 +7,10 @@ const Registry& default_registry() {
   static const Registry registry = [] {
     Registry r;
     r.add(targets::softmax_family());
-    for (auto* group : {targets::elementwise_families, targets::reductions_families,
-                        targets::normalization_families, targets::linalg_families})
+    for (auto* group :
+         {targets::elementwise_families, targets::reductions_families,
+          targets::normalization_families, targets::losses_families, targets::linalg_families,
+          targets::similarity_families, targets::optimizer_families})
       for (auto& f : group()) r.add(std::move(f));
     return r;
   }();

@@ -47,6 +47,31 @@ inline size_t dim(const std::vector<int64_t>& shape, size_t k) {
 
 }  // namespace linalg_detail
 
+// Entry points that run f16 and bf16 inputs through the operator in f32 (oracle::opmath_dtype:
+// PyTorch's opmath, flash attention's f32 accumulators) and round each output once to the dtype;
+// f64 and f32 run as themselves. The inputs are exact in f32, so the oracle sees what ran.
+template <class Op>
+std::function<std::vector<double>(const Input&)> opmath_native() {
+  return [](const Input& in) {
+    if (oracle::opmath_dtype(in.dtype) == in.dtype) return op_native<Op>()(in);
+    Input wide = in;
+    wide.dtype = oracle::opmath_dtype(in.dtype);
+    std::vector<double> y = op_native<Op>()(wide);
+    for (auto& v : y) v = round_to(in.dtype, v);
+    return y;
+  };
+}
+// CESTAC runs Stoch<float> likewise; its digits are then judged against the dtype's.
+template <class Op>
+std::function<CestacOutput(const Input&, const CestacRequest&)> opmath_cestac() {
+  return [](const Input& in, const CestacRequest& req) {
+    if (oracle::opmath_dtype(in.dtype) == in.dtype) return op_cestac<Op>()(in, req);
+    Input wide = in;
+    wide.dtype = oracle::opmath_dtype(in.dtype);
+    return op_cestac<Op>()(wide, req);
+  };
+}
+
 // dot/cpu/stable: y = sum a_i b_i, pairwise.
 struct DotStable {
   template <class T>
@@ -134,11 +159,21 @@ struct CosineSimilarityStable {
     const T eps = T(oracle::cosine_eps(*a.input));
     const T hi = sa > sb ? sa : sb, lo = sa > sb ? sb : sa;
     const T nn = na * nb;
-    const T big = T(0x1p54);
-    const bool small = lo < T(1);
-    T rho = hi * (((small ? lo * big : lo) / eps) * nn);
-    if (small) rho = rho / big;
     const T c = dot / nn;
+    if (eps == T(0)) return {c};  // f16 holds eps = 1e-8 as 0: no kink
+    T rho;
+    if (a.input->dtype == DType::f16) {
+      // f16 spans 2^-24..2^16: 2^54 overflows, and lo / eps can too while rho < 1. Both factors
+      // divided by sqrt(eps) >= 2^-12: a quotient overflows only when rho >= 1 anyway (the other
+      // is >= 2^-24 / sqrt(eps) > 0), and underflows only for subnormal rows.
+      const T r = sqrt(eps);
+      rho = ((hi / r) * (lo / r)) * nn;
+    } else {
+      const T big = T(0x1p54);
+      const bool small = lo < T(1);
+      rho = hi * (((small ? lo * big : lo) / eps) * nn);
+      if (small) rho = rho / big;
+    }
     return {rho >= T(1) ? c : c * rho};
   }
 };
@@ -161,7 +196,7 @@ struct PairwiseDistanceStable {
 };
 
 // adam/cpu/stable: one step of PyTorch's Adam, output p'. The bias corrections 1 - beta^t are
-// formed as -expm1(t log1p(-(1 - beta))) (1 - beta exact for beta >= 1/2): 1 - pow(beta, t)
+// formed as -expm1(t log1p(-(1 - beta))) (1 - beta as the dtype holds it): 1 - pow(beta, t)
 // would lose log10(1 / (1 - beta^t)) digits to cancellation for small t and beta near 1.
 struct AdamStable {
   template <class T>
@@ -170,8 +205,8 @@ struct AdamStable {
     using std::log1p;
     using std::sqrt;
     const auto prm = oracle::adam_params(*a.input);
-    const T lr = T(prm.lr), b1 = T(prm.beta1), b2 = T(prm.beta2), eps = T(prm.eps), t = T(prm.step);
-    const T c1 = T(1) - b1, c2 = T(1) - b2;
+    const T lr = T(prm.lr), eps = T(prm.eps), t = T(prm.step);
+    const T c1 = T(1 - prm.beta1), c2 = T(1 - prm.beta2);  // exact: the dtype's 1 - beta
     const T bc1 = prm.beta1 == 0 ? T(1) : -expm1(t * log1p(-c1));
     const T bc2 = prm.beta2 == 0 ? T(1) : -expm1(t * log1p(-c2));
     const auto& p = a.x[0];
@@ -180,8 +215,9 @@ struct AdamStable {
     const auto& v = a.x[3];
     std::vector<T> out(p.size());
     for (size_t i = 0; i < p.size(); ++i) {
-      const T mi = b1 * m[i] + c1 * g[i];
-      const T vi = b2 * v[i] + c2 * (g[i] * g[i]);
+      // m + c (g - m) (PyTorch's lerp): beta itself need not be representable in T.
+      const T mi = m[i] + c1 * (g[i] - m[i]);
+      const T vi = v[i] + c2 * (g[i] * g[i] - v[i]);
       const T denom = sqrt(vi / bc2) + eps;
       out[i] = p[i] - lr * (mi / bc1) / denom;
     }

@@ -112,7 +112,11 @@ TEST(LinalgValidate, RejectsNonFiniteMisshapenAndUnknown) {
   EXPECT_TRUE(valid("adam", adam(DType::f64, {0.0}, {})));
   EXPECT_FALSE(valid("adam", adam(DType::f64, {-1.0}, {})));
   EXPECT_TRUE(valid("adam", adam(DType::f64, {1.0}, {{"beta2", 0.99999999}})));
-  EXPECT_FALSE(valid("adam", adam(DType::f32, {1.0}, {{"beta2", 0.99999999}})));  // rounds to 1
+  // The compute type holds 1 - beta: f32 holds 1 - 0.99999999 = 1e-8 (beta itself rounds to 1).
+  EXPECT_TRUE(valid("adam", adam(DType::f32, {1.0}, {{"beta2", 0.99999999}})));
+  EXPECT_TRUE(valid("adam", adam(DType::bf16, {1.0}, {})));  // beta2 = 0.999, eps = 1e-8 in f32
+  EXPECT_TRUE(valid("adam", adam(DType::f16, {1.0}, {{"step", 1e6}})));  // step exact in f32
+  EXPECT_FALSE(valid("adam", adam(DType::f16, {1.0}, {{"step", 16777217}})));
   EXPECT_FALSE(valid("adam", adam(DType::f64, {1.0}, {{"beta1", 1}})));
   EXPECT_FALSE(valid("adam", adam(DType::f64, {1.0}, {{"eps", 0}})));
   EXPECT_FALSE(valid("adam", adam(DType::f64, {1.0}, {{"step", 0}})));

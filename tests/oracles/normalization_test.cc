@@ -99,13 +99,18 @@ TEST(NormalizationContracts, ParametersAreChecked) {
     EXPECT_FALSE(valid(f, row(DType::f32, {1, 2}, {{"eps", 1e-50}})))
         << f << ": eps rounds to 0 in f32";
   }
-  // layer_norm bounds |x| so that row sums cannot overflow; rms_norm needs no bound.
-  EXPECT_FALSE(valid("layer_norm", row(DType::f64, {1e301, 1})));  // > max / 2^26
-  EXPECT_TRUE(valid("layer_norm", row(DType::f64, {1e290, 1})));
+  // layer_norm bounds |x| by max / 2 so that x - mean stays finite (its sums are scaled); rms_norm
+  // needs no bound.
+  EXPECT_FALSE(valid("layer_norm", row(DType::f64, {1e308, 1})));  // > max / 2
+  EXPECT_TRUE(valid("layer_norm", row(DType::f64, {8e307, -8e307})));
   EXPECT_TRUE(valid("rms_norm", row(DType::f64, {1e308, -1e308})));
-  // Logits and logq are bounded the same way, so that x_i - max x and the KL sum stay finite.
-  EXPECT_FALSE(valid("log_softmax", row(DType::f64, {1e302, -1e302})));
-  EXPECT_FALSE(valid("kl_div", rows2(DType::f64, {-1e302}, {0.5})));
+  // Logits and logq are bounded the same way, so that x_i - max x stays finite; kl_div's sum of
+  // p (|log p| + |logq|) must stay below max / 4.
+  EXPECT_FALSE(valid("log_softmax", row(DType::f64, {1e308, -1e308})));
+  EXPECT_TRUE(valid("log_softmax", row(DType::f64, {8e307, -8e307})));
+  EXPECT_FALSE(valid("kl_div", rows2(DType::f64, {-1e308}, {0.5})));
+  EXPECT_FALSE(valid("kl_div", rows2(DType::f64, {-8e307, -8e307}, {1.0, 1.0})));
+  EXPECT_TRUE(valid("kl_div", rows2(DType::f64, {-1e302}, {0.5})));
   EXPECT_TRUE(valid("bce_with_logits", rows2(DType::f64, {-1e308}, {0.5})));
   EXPECT_FALSE(valid("batch_norm", row(DType::f64, {1, 2})));
   EXPECT_TRUE(valid("batch_norm", matrix(DType::f64, 2, 1, {1, 2})));

@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
 #include <ostream>
 
 namespace stabfuzz::gen {
@@ -22,6 +25,30 @@ double keep_mantissa_bits(double v, int bits) {
   const double m = std::frexp(v, &e);  // |m| in [0.5, 1)
   return std::ldexp(std::trunc(std::ldexp(m, bits)), e - bits);
 }
+
+// The candidates of `seq` that the family accepts, ending the sequence after `max_rejects`
+// rejections in a row: a family whose parameters tie it to positions (cross_entropy's target
+// index) can reject almost every shorter row, and each rejection costs a validation.
+class BoundedValid {
+ public:
+  BoundedValid(rc::Seq<Input> seq, std::function<std::optional<std::string>(const Input&)> validate,
+               int max_rejects)
+      : seq_(std::move(seq)), validate_(std::move(validate)), max_rejects_(max_rejects) {}
+  rc::Maybe<Input> operator()() {
+    for (int rejects = 0; rejects < max_rejects_; ++rejects) {
+      auto c = seq_.next();
+      if (!c || !validate_(*c)) return c;
+    }
+    return rc::Nothing;
+  }
+
+ private:
+  rc::Seq<Input> seq_;
+  std::function<std::optional<std::string>(const Input&)> validate_;
+  int max_rejects_;
+};
+
+constexpr int kMaxRejects = 256;
 
 }  // namespace
 
@@ -60,7 +87,7 @@ rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
   if (rows) {
     std::vector<uint32_t> index(in.args[0].values.size());
     for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
-    all = rc::seq::map(rc::shrink::removeChunks(std::move(index)), [in](const std::vector<uint32_t>& keep) {
+    auto shorter = rc::seq::map(rc::shrink::removeChunks(std::move(index)), [in](const std::vector<uint32_t>& keep) {
       Input c = in;
       for (auto& t : c.args) {
         std::vector<double> v;
@@ -71,6 +98,7 @@ rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
       }
       return c;
     });
+    all = rc::Seq<Input>(BoundedValid(std::move(shorter), family.validate, kMaxRejects));
   }
   for (size_t k = 0; k < in.args.size(); ++k) {
     const Tensor& t = in.args[k];
@@ -80,16 +108,15 @@ rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
       return c;
     };
     const DType d = in.dtype;
-    all = rc::seq::concat(
-        std::move(all),
-        rc::seq::map(rc::shrink::eachElement(t.values,
-                                             [d](double v) {
-                                               return rc::seq::fromContainer(simpler_floats(v, d));
-                                             }),
-                     with_values));
+    auto simpler = rc::seq::map(rc::shrink::eachElement(t.values,
+                                                        [d](double v) {
+                                                          return rc::seq::fromContainer(simpler_floats(v, d));
+                                                        }),
+                                with_values);
+    all = rc::seq::concat(std::move(all),
+                          rc::Seq<Input>(BoundedValid(std::move(simpler), family.validate, kMaxRejects)));
   }
-  const auto validate = family.validate;
-  return rc::seq::filter(std::move(all), [validate](const Input& c) { return !validate(c); });
+  return all;
 }
 
 rc::Gen<Input> regime_gen(const Family& family, const Regime& regime, DType d) {

@@ -7,6 +7,7 @@
 #include <cfenv>
 #include <stdexcept>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -487,6 +488,36 @@ TEST(Stoch, EveryArithmeticOperationRoundsBothWays) {
     EXPECT_GT(seen[1], 60);
   }
 }
+
+#if defined(__AVX2__) && defined(__FMA__)
+TEST(Stoch, VectorExpIsWithinOneUlpOfTheExactValue) {
+  // detail::vexp4 against MPFR's correctly rounded e^x over the range it serves.
+  mpfr_t m;
+  mpfr_init2(m, 200);
+  double worst = 0;
+  uint64_t z = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    alignas(32) double x[4], y[4];
+    for (double& v : x) {
+      z = cestac::mix64(z + 1);
+      v = (static_cast<double>(z >> 11) * 0x1p-53 * 2 - 1) * (i % 2 ? 708.0 : 1.0);
+    }
+    _mm256_store_pd(y, cestac::detail::vexp4(_mm256_load_pd(x)));
+    for (int j = 0; j < 4; ++j) {
+      mpfr_set_d(m, x[j], MPFR_RNDN);
+      mpfr_exp(m, m, MPFR_RNDN);
+      const double exact = mpfr_get_d(m, MPFR_RNDN);
+      mpfr_sub_d(m, m, y[j], MPFR_RNDN);
+      const double err = std::fabs(mpfr_get_d(m, MPFR_RNDN)) /
+                         (std::nextafter(exact, INFINITY) - exact);
+      worst = std::max(worst, err);
+    }
+  }
+  mpfr_clear(m);
+  EXPECT_LT(worst, 1.0);
+  std::printf("vexp4 worst error: %.3f ulp\n", worst);
+}
+#endif
 
 TEST(Stoch, DigitsTrackTheTrueError) {
   // A float sum of 1000 terms: CESTAC's digit count is a 95% estimate of the true digits.

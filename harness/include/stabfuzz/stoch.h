@@ -224,8 +224,9 @@ class Stoch {
     return r;
   }
 
-#define SF_STOCH_ELEMENTARY(fn, zero_is_unstable)                                          \
-  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                      \
+#define SF_STOCH_ELEMENTARY(fn, zero_is_unstable) SF_STOCH_LIBM(fn, fn, zero_is_unstable)
+#define SF_STOCH_LIBM(name, fn, zero_is_unstable)                                        \
+  friend SF_ALWAYS_INLINE Stoch name(const Stoch& a) {                                    \
     auto& ts = hot_state();                                                               \
     const uint32_t bits = random_bits(ts, 2 * kLanes);                                    \
     Stoch r;                                                                              \
@@ -246,7 +247,36 @@ class Stoch {
   // Elementary functions of float, f16 and bf16 samples are evaluated in double, whose result
   // decides the exact value's side; for double samples, libm's result is perturbed at random
   // (random_perturb): x87 long double would decide the side but costs ~100 ns per call here.
-  SF_STOCH_ELEMENTARY(exp, false)
+  // exp: four samples in one vector pass (detail::vexp4) when every argument is in its range.
+  friend SF_ALWAYS_INLINE Stoch exp(const Stoch& a) {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (kLanes == 4 && !kLow) {
+      __m256d x;
+      if constexpr (std::is_same_v<T, double>) {
+        x = _mm256_loadu_pd(a.s);
+      } else {
+        x = _mm256_cvtps_pd(_mm_loadu_ps(a.s));
+      }
+      const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+      const int in_range = _mm256_movemask_pd(
+          _mm256_cmp_pd(ax, _mm256_set1_pd(detail::kVexpLimit), _CMP_LE_OQ));
+      if (in_range == 0xF && !detail::all_equal<kLanes>(a.s)) [[likely]] {
+        auto& ts = hot_state();
+        const uint32_t bits = random_bits(ts, 2 * kLanes);
+        Stoch r;
+        alignas(32) double w[4];
+        {
+          NearestScope nearest;
+          _mm256_store_pd(w, detail::vexp4(x));
+        }
+        for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w[i], (bits >> (2 * i)) & 3u);
+        return r;  // finite and positive: nothing to report
+      }
+    }
+#endif
+    return exp_libm(a);
+  }
+  SF_STOCH_LIBM(exp_libm, exp, false)
   SF_STOCH_ELEMENTARY(expm1, false)
   SF_STOCH_ELEMENTARY(log, true)
   SF_STOCH_ELEMENTARY(log1p, false)
@@ -260,6 +290,7 @@ class Stoch {
   SF_STOCH_ELEMENTARY(cos, false)
   SF_STOCH_ELEMENTARY(atan, false)
 #undef SF_STOCH_ELEMENTARY
+#undef SF_STOCH_LIBM
 
   // pow: unstable when the base is a computational zero or the exponent is noise.
   friend SF_ALWAYS_INLINE Stoch pow(const Stoch& a, const Stoch& b) {

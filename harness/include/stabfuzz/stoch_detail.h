@@ -418,6 +418,42 @@ struct Simd4 {
   }
 };
 
+// e^x of four doubles with |x| <= 708 in round to nearest, within one ulp: x = k ln2 + r with
+// |r| <= ln2/2 (Cody-Waite, FMA), e^r by its Taylor polynomial of degree 13 (truncation below
+// 0.05 ulp), then the exact scaling by 2^k built in the exponent field. One vector pass instead
+// of four libm calls; callers keep libm for other arguments.
+inline constexpr double kVexpLimit = 708.0;
+SF_ALWAYS_INLINE __m256d vexp4(__m256d x) {
+  const __m256d log2e = _mm256_set1_pd(1.4426950408889634);
+  const __m256d ln2_hi = _mm256_set1_pd(6.93147180369123816490e-01);  // 32 significant bits
+  const __m256d ln2_lo = _mm256_set1_pd(1.90821492927058770002e-10);
+  const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256d r = _mm256_fnmadd_pd(k, ln2_hi, x);  // exact: k ln2_hi has at most 42 bits
+  r = _mm256_fnmadd_pd(k, ln2_lo, r);
+  constexpr double kInvFact[14] = {1.0,
+                                   1.0,
+                                   1.0 / 2,
+                                   1.0 / 6,
+                                   1.0 / 24,
+                                   1.0 / 120,
+                                   1.0 / 720,
+                                   1.0 / 5040,
+                                   1.0 / 40320,
+                                   1.0 / 362880,
+                                   1.0 / 3628800,
+                                   1.0 / 39916800,
+                                   1.0 / 479001600,
+                                   1.0 / 6227020800.0};
+  __m256d p = _mm256_set1_pd(kInvFact[13]);
+  for (int i = 12; i >= 0; --i) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kInvFact[i]));
+  // 2^k: k + 1.5 * 2^52 holds k in its low mantissa bits; add the bias and shift into place.
+  const __m256d magic = _mm256_set1_pd(0x1.8p52);
+  const __m256i ki = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(k, magic)),
+                                      _mm256_castpd_si256(magic));
+  const __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(1023)), 52);
+  return _mm256_mul_pd(p, _mm256_castsi256_pd(bits));
+}
+
 // Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact
 // values of the format.
 template <class T>

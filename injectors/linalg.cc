@@ -35,7 +35,7 @@ std::vector<Target> linalg_mutants() {
            "norms past sqrt(max) (|a| |b| > 1.8e308 f64 / 3.4e38 f32): the product overflows, "
            "y = 0 or NaN; subnormal rows: the squares underflow",
            "scale each row by its largest magnitude before the dot product and the norms",
-           "oracle"}),
+           "both"}),
       mutant<PairwiseDistanceExpanded>(
           {"pairwise_distance/injected/expanded_square", "sqrt(|a + eps|^2 + |b|^2 - 2 (a + eps).b)",
            kF64F32, "the Euclidean distance through the expanded square (the gram-matrix trick)",

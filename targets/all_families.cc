@@ -1,17 +1,21 @@
 // The one explicit list of operator families stabfuzz knows.
+#include "injectors/all_injectors.h"
 #include "targets/families.h"
 
 namespace stabfuzz {
 
 const Registry& default_registry() {
   static const Registry registry = [] {
-    Registry r;
-    r.add(targets::softmax_family());
+    std::vector<Family> families;
+    families.push_back(targets::softmax_family());
     for (auto* group :
          {targets::elementwise_families, targets::reductions_families,
           targets::normalization_families, targets::losses_families, targets::linalg_families,
           targets::similarity_families, targets::optimizer_families})
-      for (auto& f : group()) r.add(std::move(f));
+      for (auto& f : group()) families.push_back(std::move(f));
+    injectors::attach_injectors(families);
+    Registry r;
+    for (auto& f : families) r.add(std::move(f));
     return r;
   }();
   return registry;

@@ -119,8 +119,8 @@ TEST(NormalizationContracts, RegimesAreValidAndStableTargetsPass) {
     const Family& f = fam(name);
     EXPECT_GE(f.regimes.size(), 4u) << name;
     EXPECT_LE(f.regimes.size(), 7u) << name;
-    ASSERT_EQ(f.targets.size(), 1u) << name;
-    const Target& t = f.targets[0];
+    ASSERT_FALSE(f.targets.empty()) << name;
+    const Target& t = f.targets[0];  // the stable target; planted bugs (fault mutants) follow it
     EXPECT_EQ(t.id, std::string(name) + "/cpu/stable");
     for (DType d : {DType::f64, DType::f32})
       for (size_t k = 0; k < f.regimes.size(); ++k)

@@ -92,7 +92,10 @@ template <class T>
 T perturb(T r) {
   if (!std::isfinite(r)) return r;
   const double q = format_quantum(home<T>(), static_cast<double>(r));
-  return static_cast<T>(static_cast<double>(r) + std::copysign(kPerturbUlps * q, r == 0 ? 1.0 : r));
+  const double p = static_cast<double>(r) + std::copysign(kPerturbUlps * q, r == 0 ? 1.0 : r);
+  // Beyond T's largest finite value the conversion would be undefined: the result overflows.
+  if (std::fabs(p) > home<T>().max_finite()) return std::copysign(T(INFINITY), r);
+  return static_cast<T>(p);
 }
 
 // One operation under the thread's plan. `fn` is the elementary function for Op::elem, evaluated on

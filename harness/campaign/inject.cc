@@ -287,6 +287,18 @@ json::Value inject_json(const InjectResult& r) {
   j.set("recall_cestac", r.recall_cestac);
   j.set("recall_oracle", r.recall_oracle);
   j.set("cestac_applicable", static_cast<long long>(r.cestac_applicable));
+  json::Value by_origin;  // formulation mutants vs arithmetic faults: recall of each
+  for (const char* origin : {"formulation", "fault"}) {
+    long long n = 0, hit = 0;
+    for (const auto& m : r.mutants)
+      if (m.origin == origin) ++n, hit += m.detected;
+    json::Value o;
+    o.set("mutants", n);
+    o.set("detected", hit);
+    o.set("recall", n ? json::Value(static_cast<double>(hit) / static_cast<double>(n)) : json::Value());
+    by_origin.set(origin, std::move(o));
+  }
+  j.set("by_origin", std::move(by_origin));
   json::Array st, fp;
   for (const auto& s : r.stable) {
     json::Value x;
@@ -330,6 +342,12 @@ void print_inject_table(const InjectResult& r, std::ostream& os) {
   os << "recall: " << fmt(r.recall, 3) << " (" << detected << "/" << r.mutants.size()
      << "), oracle " << fmt(r.recall_oracle, 3) << ", cestac " << fmt(r.recall_cestac, 3) << " ("
      << r.cestac_applicable << " mutants have a CESTAC entry)\n";
+  for (const char* origin : {"formulation", "fault"}) {
+    int64_t n = 0, hit = 0;
+    for (const auto& m : r.mutants)
+      if (m.origin == origin) ++n, hit += m.detected;
+    if (n) os << "  " << origin << " mutants: " << hit << "/" << n << " detected\n";
+  }
   os << "reference targets: " << r.stable.size() << ", false positives: " << r.false_positive_targets;
   for (const auto& s : r.stable)
     if (s.failing_inputs) os << "\n  " << s.id << ": " << s.failing_inputs << "/" << s.inputs << " failing, first " << s.first_failure;

@@ -107,7 +107,8 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t, c
     r.inputs_to_detect = r.inputs;
     r.seconds_to_detect = since(t0);
     r.dtype = c.dtype;
-    r.regime = regime_name(f, c.index);
+    // Uniform inputs keep only the regime's shapes and parameters: say so.
+    r.regime = (o.generator == Generator::uniform ? "uniform, shape of " : "") + regime_name(f, c.index);
     r.case_index = c.index;
     r.original_n = in.total_size();
     // seconds_to_detect is taken before the shrink: shrinking is not part of the detection.

@@ -1,5 +1,6 @@
 // The one explicit list of operator families stabfuzz knows.
 #include "injectors/all_injectors.h"
+#include "injectors/fault_mutants.h"
 #include "targets/families.h"
 
 namespace stabfuzz {
@@ -15,7 +16,10 @@ const Registry& default_registry() {
       for (auto& f : group()) families.push_back(std::move(f));
     injectors::attach_injectors(families);
     Registry r;
-    for (auto& f : families) r.add(std::move(f));
+    for (auto& f : families) {
+      injectors::attach_fault_mutants(f);  // arithmetic faults planted in the stable targets
+      r.add(std::move(f));
+    }
     return r;
   }();
   return registry;

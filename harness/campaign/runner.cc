@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "harness/gen/input_gen.h"
+#include "injectors/fault_plan.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "stabfuzz/errors.h"
@@ -114,6 +115,8 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
     j.set("fails_where", t.injection->fails_where);
     j.set("suggested_fix", t.injection->fix);
   }
+  if (const fault::Report* fr = fault::last_report(t.id))  // a fault mutant: where it struck
+    j.set("fault_site", fault::describe(*fr));
   j.set("replay", opts.replay_command ? opts.replay_command(key) : "");
   return j;
 }
@@ -215,6 +218,14 @@ Verdict evaluate(const Family& family, const Target& target, const Input& in,
     return judge(family, in, out, oracle, &c);
   }
   return judge(family, in, out, oracle, nullptr);
+}
+
+std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
+                                         const CestacRequest& req, int64_t budget) {
+  const Family* fam = &family;
+  auto sh = rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
+  auto [small, steps] = shrink(family, target, std::move(sh), req, budget);
+  return {small.value(), steps};
 }
 
 Input make_case(const Family& family, DType d, uint64_t seed, int64_t index) {

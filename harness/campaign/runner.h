@@ -79,6 +79,11 @@ Verdict evaluate(const Family& family, const Target& target, const Input& in,
 // Rebuilds input `index` of a run: the same for every implementation of the family.
 Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
 
+// Greedy shrink of a failing input (the run loop's): the simplest input that is still a finding,
+// and the number of shrink steps taken, within `budget` evaluations.
+std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
+                                         const CestacRequest& req, int64_t budget);
+
 // Runs one family, or every family when opts.family is "all". Throws InputError for an unknown
 // family or implementation, or an unsupported dtype.
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress);

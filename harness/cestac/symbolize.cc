@@ -48,7 +48,8 @@ int find_module(struct dl_phdr_info* info, size_t, void* data) {
 
 bool is_engine_frame(const std::string& loc) {
   return loc.find("stabfuzz/stoch") != std::string::npos ||
-         loc.find("stabfuzz/cestac.h") != std::string::npos || loc.rfind("??", 0) == 0;
+         loc.find("stabfuzz/cestac.h") != std::string::npos ||
+         loc.find("injectors/faults.h") != std::string::npos || loc.rfind("??", 0) == 0;
 }
 
 std::string resolve(uintptr_t address) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
 #include <fstream>
 #include <iostream>
@@ -12,7 +13,9 @@
 
 #include "harness/bench/bench.h"
 #include "harness/bench/calibrate.h"
+#include "harness/campaign/inject.h"
 #include "harness/campaign/runner.h"
+#include "harness/corpus/replay.h"
 #include "harness/cli/options.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
@@ -189,6 +192,54 @@ int run_report(const Options& o) {
   return 0;
 }
 
+uint64_t run_seed(const Options& o) {
+  return o.seed_given && o.seed != 0
+             ? o.seed
+             : static_cast<uint64_t>(
+                   std::chrono::system_clock::now().time_since_epoch().count() % 1000000007ULL) + 1;
+}
+
+// stabfuzz inject: recall of the detectors over the planted bugs, false positives of the
+// reference targets; a table on stdout, JSON to <out>/inject.json and --json.
+int run_inject(const Options& o) {
+  if (o.command.size() > 1) throw InputError("inject takes no arguments besides flags");
+  campaign::InjectOptions io;
+  io.family = o.family;
+  io.budget_s = o.budget_s;
+  io.seed = run_seed(o);
+  const auto g = campaign::parse_generator(o.generator);
+  if (!g) throw InputError("unknown --generator '" + o.generator + "' (regimes or uniform)");
+  io.generator = *g;
+  io.shrink_evals = o.shrink_evals;
+  if (o.cancel_digits < 1 || o.cancel_digits > 15) throw InputError("--cancel-digits must be in 1..15");
+  io.cestac.cancel_digits = o.cancel_digits;
+  io.save_corpus = o.save_corpus;
+  static std::ostringstream sink;
+  std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
+  const campaign::InjectResult r = campaign::run_inject(default_registry(), io, progress);
+  std::ostream& table = o.json == "-" ? std::cerr : std::cout;  // keep stdout pure JSON
+  campaign::print_inject_table(r, table);
+  const json::Value j = campaign::inject_json(r);
+  const std::string out =
+      o.out.empty() ? default_out_dir("inject-" + o.family + "-" + o.generator, io.seed) : o.out;
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw InputError("cannot create directory " + out + ": " + ec.message());
+  reports::write_json_atomically(out + "/inject.json", j);
+  table << "json: " << out << "/inject.json\n";
+  if (!o.json.empty()) emit_json(o.json, j);
+  int undetected = 0;
+  for (const auto& m : r.mutants) undetected += !m.detected;
+  return undetected > 0 || r.false_positive_targets > 0 ? 1 : 0;
+}
+
+// stabfuzz replay PATH...: the regression suite over corpus files.
+int run_replay(const Options& o) {
+  if (o.command.size() < 2) throw InputError("replay needs at least one file or directory");
+  const std::vector<std::string> paths(o.command.begin() + 1, o.command.end());
+  return corpus::replay(default_registry(), paths, std::cout);
+}
+
 int run(const Options& o) {
   if (o.help) {
     std::cout << help_text();
@@ -201,6 +252,8 @@ int run(const Options& o) {
   if (!o.command.empty() && o.command[0] == "bench") return run_bench(o);
   if (!o.command.empty() && o.command[0] == "calibrate") return run_calibrate(o);
   if (!o.command.empty() && o.command[0] == "report") return run_report(o);
+  if (!o.command.empty() && o.command[0] == "inject") return run_inject(o);
+  if (!o.command.empty() && o.command[0] == "replay") return run_replay(o);
   if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
   if (o.list) {
     if (!o.json.empty()) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "injectors/faults.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/stoch.h"
@@ -93,7 +94,13 @@ decltype(auto) with_scalar(DType d, F&& f) {
 template <class Op>
 std::function<std::vector<double>(const Input&)> op_native() {
   return [](const Input& in) {
-    return with_scalar(in.dtype, [&]<class T>() { return detail::run_native<Op, T>(in); });
+    return with_scalar(in.dtype, [&]<class T>() {
+      // A fault mutant's plan (injectors/fault_mutants.cc) swaps in the faulty scalar.
+      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
+        if (fault::scalar_plan_active()) [[unlikely]]
+          return detail::run_native<Op, fault::Faulty<T>>(in);
+      return detail::run_native<Op, T>(in);
+    });
   };
 }
 

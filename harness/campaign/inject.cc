@@ -1,0 +1,358 @@
+// The inject loop: mutants until their first detection, reference targets for the whole budget.
+#include "harness/campaign/inject.h"
+
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "harness/campaign/runner.h"
+#include "harness/corpus/replay.h"
+#include "injectors/fault_plan.h"
+#include "reports/findings.h"
+#include "stabfuzz/errors.h"
+
+namespace stabfuzz::campaign {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t hash_str(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The same CESTAC stream for every input of a target: what `stabfuzz replay` uses, so a saved
+// regression input replays bit for bit.
+CestacRequest request(const Target& t, DType d, uint64_t seed, const cestac::Config& config) {
+  CestacRequest r;
+  r.config = config;
+  r.seed = seed;
+  r.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
+  return r;
+}
+
+// Case k of a target: its dtypes in turn, each dtype's inputs in the runner's order.
+struct Case {
+  DType dtype;
+  int64_t index;
+};
+Case case_of(const Target& t, int64_t k) {
+  const auto nd = static_cast<int64_t>(t.dtypes.size());
+  return {t.dtypes[static_cast<size_t>(k % nd)], k / nd};
+}
+
+const std::string& regime_name(const Family& f, int64_t index) {  // as make_case picks it
+  return f.regimes[static_cast<size_t>(index) % f.regimes.size()].name;
+}
+
+std::string origin_of(const Target& t) {
+  return t.id.find("/fault/") != std::string::npos ? "fault" : "formulation";
+}
+
+std::string fmt(double v, int prec) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+json::Value input_json(const Input& in) {
+  json::Array args;
+  for (const auto& a : in.args) {
+    json::Value arg;
+    json::Array shape, values;
+    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
+    for (double v : a.values) values.emplace_back(reports::hex_float(v));
+    arg.set("shape", std::move(shape));
+    arg.set("values", std::move(values));
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+// Saves an entry when replay confirms its expectation; returns the path or "".
+std::string save(const Registry& reg, const std::string& dir, const corpus::Entry& e) {
+  const std::string path = corpus::regression_path(dir, e);
+  if (!corpus::check(reg, e, path).ok) return "";
+  corpus::write_file(path, e);
+  return path;
+}
+
+MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t, const InjectOptions& o) {
+  MutantResult r;
+  r.id = t.id;
+  r.family = f.name;
+  r.origin = origin_of(t);
+  r.expected_detection = t.injection ? t.injection->expected_detection : "";
+  r.has_cestac = static_cast<bool>(t.cestac);
+  const auto t0 = Clock::now();
+  for (int64_t k = 0;; ++k) {
+    if (since(t0) >= o.budget_s) break;
+    // After the first detection, run on only until every detector this target has has fired.
+    if (r.detected && r.oracle_inputs >= 0 && (r.cestac_inputs >= 0 || !r.has_cestac)) break;
+    const Case c = case_of(t, k);
+    const Input in = generate_case(f, o.generator, c.dtype, o.seed, c.index);
+    const CestacRequest req = request(t, c.dtype, o.seed, o.cestac);
+    const Verdict v = evaluate(f, t, in, req);
+    ++r.inputs;
+    if (v.oracle_fired && r.oracle_inputs < 0) r.oracle_inputs = r.inputs;
+    if (v.cestac_fired && r.cestac_inputs < 0) r.cestac_inputs = r.inputs;
+    if (!v.finding() || r.detected) continue;
+    r.detected = true;
+    r.detector = v.oracle_fired && v.cestac_fired ? "both" : (v.oracle_fired ? "oracle" : "cestac");
+    r.inputs_to_detect = r.inputs;
+    r.seconds_to_detect = since(t0);
+    r.dtype = c.dtype;
+    // Uniform inputs keep only the regime's shapes and parameters: say so.
+    r.regime = (o.generator == Generator::uniform ? "uniform, shape of " : "") + regime_name(f, c.index);
+    r.case_index = c.index;
+    r.original_n = in.total_size();
+    // seconds_to_detect is taken before the shrink: shrinking is not part of the detection.
+    auto [small, steps] = shrink_failing(f, t, in, req, o.shrink_evals);
+    r.shrunk = small;
+    r.shrink_steps = steps;
+    evaluate(f, t, small, req);  // leaves the fault report of the shrunk input
+    if (const fault::Report* fr = fault::last_report(t.id)) r.fault_site = fault::describe(*fr);
+    if (!o.save_corpus.empty()) {
+      corpus::Entry e{f.name, t.id, small, corpus::Expect::detected, o.seed,
+                      "shrunk from case " + std::to_string(c.index) + " (" + std::string(dtype_name(c.dtype)) +
+                          ", regime " + r.regime + ", " + std::to_string(in.total_size()) +
+                          " values) of stabfuzz inject --seed " + std::to_string(o.seed) + "; " + r.detector};
+      r.corpus_file = save(reg, o.save_corpus, e);
+    }
+  }
+  r.seconds = since(t0);
+  return r;
+}
+
+StableResult run_stable(const Registry& reg, const Family& f, const Target& t, const InjectOptions& o) {
+  StableResult r;
+  r.id = t.id;
+  r.family = f.name;
+  std::optional<Input> hardest;  // the small passing input closest to the tolerance
+  double hardest_ratio = -1;
+  const auto t0 = Clock::now();
+  for (int64_t k = 0; since(t0) < o.budget_s; ++k) {
+    const Case c = case_of(t, k);
+    const Input in = generate_case(f, o.generator, c.dtype, o.seed, c.index);
+    const Verdict v = evaluate(f, t, in, request(t, c.dtype, o.seed, o.cestac));
+    ++r.inputs;
+    if (std::isfinite(v.max_ratio)) r.max_ratio = std::max(r.max_ratio, v.max_ratio);
+    if (v.finding()) {
+      if (r.failing_inputs++ == 0)
+        r.first_failure = std::string(dtype_name(c.dtype)) + " regime " + regime_name(f, c.index) + " case " +
+                          std::to_string(c.index) + ": " + v.detectors();
+    } else if (!v.undecidable && in.total_size() <= 64 && v.max_ratio > hardest_ratio) {
+      hardest = in;
+      hardest_ratio = v.max_ratio;
+    }
+  }
+  r.seconds = since(t0);
+  if (!o.save_corpus.empty() && r.failing_inputs == 0 && hardest)
+    r.corpus_file = save(reg, o.save_corpus,
+                         {f.name, t.id, *hardest, corpus::Expect::stable, o.seed,
+                          "the passing input closest to the tolerance (" + fmt(hardest_ratio, 3) +
+                              " x) among small inputs of stabfuzz inject --seed " + std::to_string(o.seed)});
+  return r;
+}
+
+}  // namespace
+
+std::optional<Generator> parse_generator(std::string_view s) {
+  if (s == "regimes") return Generator::regimes;
+  if (s == "uniform") return Generator::uniform;
+  return std::nullopt;
+}
+
+std::string_view generator_name(Generator g) { return g == Generator::regimes ? "regimes" : "uniform"; }
+
+Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index) {
+  Input in = make_case(family, d, seed, index);
+  if (g == Generator::regimes) return in;
+  SeededEntropy e(seed ^ hash_str(family.name), (static_cast<uint64_t>(index) << 2) | static_cast<uint64_t>(d));
+  for (size_t k = 0; k < in.args.size(); ++k) {
+    for (double lo : {-1.0, 0.0}) {
+      Input cand = in;
+      for (auto& v : cand.args[k].values) v = round_to(d, e.uniform(lo, 1.0));
+      if (!family.validate(cand)) {
+        in = std::move(cand);
+        break;
+      }
+    }
+  }
+  return in;
+}
+
+InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::ostream& progress) {
+  std::vector<const Family*> families;
+  if (o.family == "all") {
+    for (const auto& f : registry.families()) families.push_back(&f);
+  } else if (const Family* f = registry.find_family(o.family)) {
+    families.push_back(f);
+  } else {
+    throw InputError("unknown family '" + o.family + "' (stabfuzz --list shows the families)");
+  }
+  if (!(o.budget_s > 0)) throw InputError("inject needs --budget-s S > 0 (seconds per target)");
+  std::vector<std::pair<const Family*, const Target*>> mutants, stable;
+  for (const Family* f : families)
+    for (const auto& t : f->targets) {
+      if (t.kind == TargetKind::injected) mutants.emplace_back(f, &t);
+      if (t.kind == TargetKind::reference) stable.emplace_back(f, &t);
+    }
+  if (mutants.empty() && stable.empty()) throw InputError("no targets to run in " + o.family);
+
+  InjectResult res;
+  res.generator = o.generator;
+  res.seed = o.seed;
+  res.budget_s = o.budget_s;
+  progress << "stabfuzz inject " << o.family << ": seed " << o.seed << ", generator "
+           << generator_name(o.generator) << ", budget " << o.budget_s << " s per target, "
+           << mutants.size() << " mutants, " << stable.size() << " reference targets" << std::endl;
+  int64_t detected = 0, by_cestac = 0, by_oracle = 0;
+  for (size_t i = 0; i < mutants.size(); ++i) {
+    MutantResult m = run_mutant(registry, *mutants[i].first, *mutants[i].second, o);
+    progress << "  [" << i + 1 << "/" << mutants.size() << "] " << m.id << ": ";
+    if (m.detected) {
+      progress << "detected by " << m.detector << " at input " << m.inputs_to_detect << " ("
+               << fmt(m.seconds_to_detect, 2) << " s, " << dtype_name(m.dtype) << ", " << m.regime
+               << "), shrunk " << m.original_n << " -> " << m.shrunk->total_size() << " values";
+      if (!m.fault_site.empty()) progress << "; fault at " << m.fault_site;
+    } else {
+      progress << "NOT detected in " << m.inputs << " inputs (" << fmt(m.seconds, 1) << " s)";
+    }
+    progress << std::endl;
+    detected += m.detected;
+    by_cestac += m.cestac_inputs >= 0;
+    by_oracle += m.oracle_inputs >= 0;
+    res.cestac_applicable += m.has_cestac;
+    res.mutants.push_back(std::move(m));
+  }
+  for (size_t i = 0; i < stable.size(); ++i) {
+    StableResult s = run_stable(registry, *stable[i].first, *stable[i].second, o);
+    progress << "  [reference " << i + 1 << "/" << stable.size() << "] " << s.id << ": " << s.inputs
+             << " inputs, " << s.failing_inputs << " failing";
+    if (s.failing_inputs) progress << " (first: " << s.first_failure << ")";
+    progress << std::endl;
+    res.false_positive_targets += s.failing_inputs > 0;
+    res.stable.push_back(std::move(s));
+  }
+  const double n = static_cast<double>(res.mutants.size());
+  if (n > 0) {
+    res.recall = detected / n;
+    res.recall_cestac = by_cestac / n;
+    res.recall_oracle = by_oracle / n;
+  }
+  return res;
+}
+
+json::Value inject_json(const InjectResult& r) {
+  json::Value j;
+  j.set("generator", generator_name(r.generator));
+  j.set("seed", static_cast<unsigned long long>(r.seed));
+  j.set("budget_s", r.budget_s);
+  json::Array ms;
+  for (const auto& m : r.mutants) {
+    json::Value x;
+    x.set("id", m.id);
+    x.set("family", m.family);
+    x.set("origin", m.origin);
+    x.set("expected_detection", m.expected_detection);
+    x.set("has_cestac", m.has_cestac);
+    x.set("detected", m.detected);
+    x.set("detector", m.detected ? json::Value(m.detector) : json::Value());
+    x.set("inputs_to_detect", m.detected ? json::Value(static_cast<long long>(m.inputs_to_detect)) : json::Value());
+    x.set("seconds_to_detect", m.detected ? json::Value(m.seconds_to_detect) : json::Value());
+    x.set("inputs_to_detect_oracle", m.oracle_inputs >= 0 ? json::Value(static_cast<long long>(m.oracle_inputs)) : json::Value());
+    x.set("inputs_to_detect_cestac", m.cestac_inputs >= 0 ? json::Value(static_cast<long long>(m.cestac_inputs)) : json::Value());
+    x.set("inputs", static_cast<long long>(m.inputs));
+    x.set("seconds", m.seconds);
+    if (m.detected) {
+      x.set("dtype", dtype_name(m.dtype));
+      x.set("regime", m.regime);
+      x.set("case", static_cast<long long>(m.case_index));
+      x.set("original_n", static_cast<unsigned long>(m.original_n));
+      x.set("shrink_steps", static_cast<long long>(m.shrink_steps));
+      x.set("shrunk_input", input_json(*m.shrunk));
+      if (!m.fault_site.empty()) x.set("fault_site", m.fault_site);
+      if (!m.corpus_file.empty()) x.set("corpus_file", m.corpus_file);
+    }
+    ms.push_back(std::move(x));
+  }
+  j.set("mutants", std::move(ms));
+  j.set("mutant_count", static_cast<long long>(r.mutants.size()));
+  j.set("recall", r.recall);
+  j.set("recall_cestac", r.recall_cestac);
+  j.set("recall_oracle", r.recall_oracle);
+  j.set("cestac_applicable", static_cast<long long>(r.cestac_applicable));
+  json::Value by_origin;  // formulation mutants vs arithmetic faults: recall of each
+  for (const char* origin : {"formulation", "fault"}) {
+    long long n = 0, hit = 0;
+    for (const auto& m : r.mutants)
+      if (m.origin == origin) ++n, hit += m.detected;
+    json::Value o;
+    o.set("mutants", n);
+    o.set("detected", hit);
+    o.set("recall", n ? json::Value(static_cast<double>(hit) / static_cast<double>(n)) : json::Value());
+    by_origin.set(origin, std::move(o));
+  }
+  j.set("by_origin", std::move(by_origin));
+  json::Array st, fp;
+  for (const auto& s : r.stable) {
+    json::Value x;
+    x.set("id", s.id);
+    x.set("family", s.family);
+    x.set("inputs", static_cast<long long>(s.inputs));
+    x.set("failing_inputs", static_cast<long long>(s.failing_inputs));
+    x.set("max_error_over_tolerance", s.max_ratio);
+    x.set("seconds", s.seconds);
+    if (s.failing_inputs) {
+      x.set("first_failure", s.first_failure);
+      fp.emplace_back(s.id);
+    }
+    if (!s.corpus_file.empty()) x.set("corpus_file", s.corpus_file);
+    st.push_back(std::move(x));
+  }
+  j.set("reference_targets", std::move(st));
+  j.set("false_positive_targets", static_cast<long long>(r.false_positive_targets));
+  j.set("false_positive_ids", std::move(fp));
+  return j;
+}
+
+void print_inject_table(const InjectResult& r, std::ostream& os) {
+  os << "generator: " << generator_name(r.generator) << ", seed " << r.seed << ", budget " << r.budget_s
+     << " s per target\n";
+  os << std::left << std::setw(44) << "mutant" << std::setw(12) << "origin" << std::setw(10) << "detected"
+     << std::setw(8) << "by" << std::right << std::setw(8) << "inputs" << std::setw(9) << "seconds"
+     << std::setw(8) << "oracle" << std::setw(8) << "cestac" << "  dtype regime\n";
+  auto opt = [](int64_t v) { return v >= 0 ? std::to_string(v) : std::string("-"); };
+  for (const auto& m : r.mutants) {
+    os << std::left << std::setw(44) << m.id << std::setw(12) << m.origin << std::setw(10)
+       << (m.detected ? "yes" : "NO") << std::setw(8) << (m.detected ? m.detector : "-") << std::right
+       << std::setw(8) << (m.detected ? std::to_string(m.inputs_to_detect) : std::to_string(m.inputs))
+       << std::setw(9) << fmt(m.detected ? m.seconds_to_detect : m.seconds, 2) << std::setw(8)
+       << opt(m.oracle_inputs) << std::setw(8) << (m.has_cestac ? opt(m.cestac_inputs) : "n/a");
+    if (m.detected) os << "  " << dtype_name(m.dtype) << " " << m.regime;
+    os << "\n";
+  }
+  int64_t detected = 0;
+  for (const auto& m : r.mutants) detected += m.detected;
+  os << "recall: " << fmt(r.recall, 3) << " (" << detected << "/" << r.mutants.size()
+     << "), oracle " << fmt(r.recall_oracle, 3) << ", cestac " << fmt(r.recall_cestac, 3) << " ("
+     << r.cestac_applicable << " mutants have a CESTAC entry)\n";
+  for (const char* origin : {"formulation", "fault"}) {
+    int64_t n = 0, hit = 0;
+    for (const auto& m : r.mutants)
+      if (m.origin == origin) ++n, hit += m.detected;
+    if (n) os << "  " << origin << " mutants: " << hit << "/" << n << " detected\n";
+  }
+  os << "reference targets: " << r.stable.size() << ", false positives: " << r.false_positive_targets;
+  for (const auto& s : r.stable)
+    if (s.failing_inputs) os << "\n  " << s.id << ": " << s.failing_inputs << "/" << s.inputs << " failing, first " << s.first_failure;
+  os << "\n";
+}
+
+}  // namespace stabfuzz::campaign

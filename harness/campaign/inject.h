@@ -1,0 +1,89 @@
+// `stabfuzz inject`: how well the detectors find planted bugs. Every injected target (formulation
+// mutants `family/injected/...`, fault mutants `family/fault/...`) runs until its first detection
+// or the budget; every reference target runs for the whole budget, and a failing input there is a
+// false positive. Recall and false positives are measured, per generator: the family's value
+// regimes, or the naive uniform baseline.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/json.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::campaign {
+
+// regimes: the family's value regimes (campaign::make_case). uniform: the same shapes and
+// parameters, every tensor's values drawn uniformly from [-1, 1], or from [0, 1] when the family
+// rejects negatives, or kept from the regime when it rejects both (class labels, probabilities).
+enum class Generator { regimes, uniform };
+std::optional<Generator> parse_generator(std::string_view s);
+std::string_view generator_name(Generator g);
+
+struct InjectOptions {
+  std::string family;        // a family name or "all"
+  double budget_s = 0;       // seconds per target
+  uint64_t seed = 0;
+  Generator generator = Generator::regimes;
+  int64_t shrink_evals = 0;  // evaluations one shrink may spend
+  cestac::Config cestac;
+  std::string save_corpus;   // directory for regression files; empty: none
+};
+
+struct MutantResult {
+  std::string id, family;
+  std::string origin;               // "formulation" or "fault"
+  std::string expected_detection;
+  bool has_cestac = false;
+  bool detected = false;
+  std::string detector;             // on the first failing input: "oracle", "cestac", "both"
+  int64_t inputs_to_detect = -1;    // inputs evaluated up to the first failing one
+  double seconds_to_detect = -1;
+  int64_t oracle_inputs = -1;       // per detector: inputs up to the first input it fired on
+  int64_t cestac_inputs = -1;
+  int64_t inputs = 0;               // inputs evaluated in all
+  double seconds = 0;
+  DType dtype = DType::f64;         // of the first failing input
+  std::string regime;
+  int64_t case_index = -1;
+  std::optional<Input> shrunk;      // the shrunk first failing input
+  size_t original_n = 0;
+  int64_t shrink_steps = 0;
+  std::string fault_site;           // fault mutants: where the fault struck on the shrunk input
+  std::string corpus_file;          // written regression file
+};
+
+struct StableResult {
+  std::string id, family;
+  int64_t inputs = 0;
+  int64_t failing_inputs = 0;
+  double seconds = 0;
+  double max_ratio = 0;             // worst error / tolerance over the inputs
+  std::string first_failure;        // "dtype regime case K: detectors" of the first failing input
+  std::string corpus_file;
+};
+
+struct InjectResult {
+  Generator generator = Generator::regimes;
+  uint64_t seed = 0;
+  double budget_s = 0;
+  std::vector<MutantResult> mutants;
+  std::vector<StableResult> stable;
+  double recall = 0, recall_cestac = 0, recall_oracle = 0;
+  int64_t cestac_applicable = 0;    // mutants with a CESTAC entry
+  int64_t false_positive_targets = 0;
+};
+
+// Throws InputError for an unknown family, a family without targets to run or a bad budget.
+InjectResult run_inject(const Registry& registry, const InjectOptions& opts, std::ostream& progress);
+
+// The input a generator gives to case `index` of a family in dtype d.
+Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index);
+
+json::Value inject_json(const InjectResult& r);
+void print_inject_table(const InjectResult& r, std::ostream& os);
+
+}  // namespace stabfuzz::campaign

@@ -1,0 +1,102 @@
+// Corpus replay: the CI regression suite over corpora/.
+#include "harness/corpus/replay.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "harness/campaign/runner.h"
+#include "stabfuzz/errors.h"
+
+namespace stabfuzz::corpus {
+namespace {
+
+uint64_t hash_str(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+std::string ratio_text(const Verdict& v) {
+  std::ostringstream os;
+  if (v.undecidable) return "oracle undecidable";
+  os << std::setprecision(3) << "error " << v.max_ratio << " x tolerance";
+  if (v.has_cestac) os << ", cestac digits " << std::setprecision(2) << std::fixed << v.min_digits;
+  return os.str();
+}
+
+}  // namespace
+
+ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path) {
+  const Family* fam = registry.find_family(e.family);
+  if (!fam) throw InputError(path + ": unknown family '" + e.family + "'");
+  const auto [owner, target] = registry.find_target(e.impl);
+  if (!target || owner != fam)
+    throw InputError(path + ": unknown implementation '" + e.impl + "' of " + e.family);
+  if (std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) == target->dtypes.end())
+    throw InputError(path + ": " + e.impl + " does not run in " + std::string(dtype_name(e.input.dtype)));
+  if (auto bad = fam->validate(e.input)) throw InputError(path + ": invalid input: " + *bad);
+  CestacRequest req;
+  req.seed = e.seed.value_or(0);
+  req.stream = hash_str(e.impl) ^ (static_cast<uint64_t>(e.input.dtype) << 56);
+  const Verdict v = campaign::evaluate(*fam, *target, e.input, req);
+  ReplayOutcome o;
+  o.path = path;
+  if (e.expect == Expect::detected) {
+    o.ok = v.finding();
+    o.message = o.ok ? "detected (" + v.detectors() + ", " + ratio_text(v) + ")"
+                     : "NOT DETECTED any more (" + ratio_text(v) + ")";
+  } else {
+    o.ok = !v.finding();
+    o.message = o.ok ? "stable (" + ratio_text(v) + ")"
+                     : "UNSTABLE now (" + v.detectors() + ", " + ratio_text(v) + ")";
+  }
+  return o;
+}
+
+std::vector<std::string> collect(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+           it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() == ".txt") found.push_back(it->path().string());
+      if (ec) throw InputError("cannot read directory " + p + ": " + ec.message());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw InputError("no such file or directory: " + p);
+    }
+  }
+  return files;
+}
+
+int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out) {
+  const std::vector<std::string> files = collect(paths);
+  if (files.empty()) throw InputError("no corpus files (*.txt) under the given paths");
+  int passed = 0, failed = 0, malformed = 0;
+  for (const auto& f : files) {
+    try {
+      const Entry e = read_file(f);
+      const ReplayOutcome o = check(registry, e, f);
+      out << (o.ok ? "ok    " : "FAIL  ") << f << ": " << e.impl << " " << dtype_name(e.input.dtype)
+          << ", expect " << expect_name(e.expect) << ": " << o.message << "\n";
+      (o.ok ? passed : failed)++;
+    } catch (const InputError& err) {
+      out << "ERROR " << err.what() << " (skipped)\n";
+      ++malformed;
+    }
+  }
+  out << "replay: " << files.size() << " files, " << passed << " ok, " << failed << " failed, "
+      << malformed << " malformed\n";
+  return failed + malformed > 0 ? 1 : 0;
+}
+
+}  // namespace stabfuzz::corpus

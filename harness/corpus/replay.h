@@ -1,0 +1,32 @@
+// `stabfuzz replay PATH...`: re-runs corpus files on their recorded implementation and checks
+// their expectation (a stable target stays within tolerance, an injected one is still detected).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/corpus/corpus.h"
+#include "harness/campaign/verdict.h"
+
+namespace stabfuzz::corpus {
+
+struct ReplayOutcome {
+  std::string path;
+  bool ok = false;
+  std::string message;  // the verdict, or why the file is malformed
+};
+
+// Checks one parsed entry against the registry: unknown family, implementation or dtype, or an
+// input the family rejects, throws InputError; otherwise evaluates it and compares.
+ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path);
+
+// Every corpus file under the paths: files as given, directories recursively (files ending in
+// .txt), in sorted order. A path that does not exist throws InputError.
+std::vector<std::string> collect(const std::vector<std::string>& paths);
+
+// Replays every file, printing one line per file and a total; malformed files are reported with
+// file:line and skipped. Returns 0 when every expectation holds and no file is malformed, else 1.
+int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out);
+
+}  // namespace stabfuzz::corpus

@@ -1,0 +1,210 @@
+// Fault mutants: which arithmetic fault is planted in which family's stable target, and what it
+// plants. The faults themselves live in injectors/faults.h (scalar faults), targets/cpu/reduce.h
+// (sequential sums) and here (eps removed).
+#include "injectors/fault_mutants.h"
+
+#include <cstring>
+#include <map>
+
+#include "injectors/fault_plan.h"
+#include "stabfuzz/cestac.h"
+
+namespace stabfuzz::injectors {
+namespace {
+
+using fault::Kind;
+
+struct FaultText {
+  const char* plants;
+  const char* fails_where;
+  const char* fix;
+};
+
+FaultText text(Kind k) {
+  switch (k) {
+    case Kind::one_op_low_precision:
+      return {"one dynamic + - x / computed in f32 (f64 data) or bf16 (f32 data); the operation is "
+              "chosen from a hash of the input",
+              "any input where the struck operation's result is not representable in the lower "
+              "format and reaches an output",
+              "keep every temporary in the data's precision (no silent down-cast)"};
+    case Kind::add_bf16:
+      return {"every addition and subtraction rounded to bf16 (a bf16 accumulator)",
+              "any sum whose partial sums need more than 8 significant bits",
+              "accumulate in f32 or wider, round once at the end"};
+    case Kind::add_f16:
+      return {"every addition and subtraction rounded to f16 (an f16 accumulator)",
+              "sums needing more than 11 bits, and partial sums beyond 65504 (inf)",
+              "accumulate in f32 or wider, round once at the end"};
+    case Kind::mul_low_operands:
+      return {"the operands of every multiplication rounded to f32 (f64 data) or TF32, 11 bits "
+              "(f32 data), as tensor-core GEMMs do",
+              "any product whose factors need more bits than the reduced format keeps",
+              "multiply in the data's precision (disable TF32 / allow_tf32=False)"};
+    case Kind::perturb_ulps:
+      return {"one intermediate result moved by 4096 ulps (a corrupted temporary); the operation "
+              "is chosen from a hash of the input",
+              "any input where the struck intermediate reaches an output",
+              "compute the intermediate correctly"};
+    case Kind::flush_subnormals:
+      return {"subnormal operands and results of every operation flushed to zero (FTZ/DAZ)",
+              "inputs, intermediates or outputs below the smallest normal (2.2e-308 f64, 1.2e-38 f32)",
+              "keep gradual underflow (no -ffast-math / FTZ), or rescale before the underflow"};
+    case Kind::libm_low_precision:
+      return {"exp, log, tanh, erf, sqrt, pow... evaluated with a 24-bit (f64 data) or 11-bit "
+              "(f32 data) significand, as fast approximate intrinsics do",
+              "any input that reaches an elementary function",
+              "use the full-precision libm functions of the data's type"};
+    case Kind::round_toward_zero:
+      return {"every + - x / sqrt rounded toward zero instead of to nearest (a wrong FPU mode)",
+              "long reductions: the truncation errors all point one way and add up like n u",
+              "restore round-to-nearest (fesetround(FE_TONEAREST)) around the kernel"};
+    case Kind::sequential_sum:
+      return {"the pairwise reduction replaced by one sequential loop",
+              "long rows of same-sign values: the error grows like n u instead of log2(n) u",
+              "sum pairwise or in blocks (targets::pairwise_sum)"};
+    case Kind::eps_removed:
+      return {"the implementation runs with eps = 0 while the contract keeps the family's eps",
+              "rows with zero or tiny variance / norm: division by zero or by a tiny value",
+              "add eps inside the square root / denominator as the contract says"};
+    case Kind::div_approx_reciprocal:
+      return {"every division a / b computed as a x approx(1/b), the reciprocal good to 24 bits "
+              "(f64 data) or 12 bits (f32 data, like rcpps under fast-math)",
+              "any input that reaches a division",
+              "divide (or refine the reciprocal with a Newton step) in the data's precision"};
+    case Kind::kCount: break;
+  }
+  return {"", "", ""};
+}
+
+// The faults each family carries: each was detected there within 1 s on the family's regimes at
+// seed 1 (`stabfuzz inject --budget-s 1`) when tried on every family. round_toward_zero is
+// attached nowhere: no stable target's tolerance can see it (0 of 36 families within 1 s), since
+// their error bounds hold for any rounding. One row per line, to merge easily.
+const std::map<std::string, std::vector<Kind>>& fault_table() {
+  static const std::map<std::string, std::vector<Kind>> table = {
+      {"softmax", {Kind::one_op_low_precision, Kind::perturb_ulps, Kind::flush_subnormals, Kind::sequential_sum}},
+      {"exp", {Kind::libm_low_precision, Kind::flush_subnormals}},
+      {"log1p", {Kind::libm_low_precision}},
+      {"tanh", {Kind::libm_low_precision}},
+      {"sigmoid", {Kind::div_approx_reciprocal}},
+      {"softplus", {Kind::add_bf16}},
+      {"gelu", {Kind::mul_low_operands}},
+      {"sum", {Kind::add_bf16, Kind::sequential_sum}},
+      {"mean", {Kind::add_f16, Kind::sequential_sum}},
+      {"var", {Kind::perturb_ulps, Kind::div_approx_reciprocal}},
+      {"std", {Kind::sequential_sum}},
+      {"l2_norm", {Kind::flush_subnormals}},
+      {"logsumexp", {Kind::one_op_low_precision}},
+      {"logcumsumexp", {Kind::add_f16}},
+      {"cross_entropy", {Kind::perturb_ulps}},
+      {"layer_norm", {Kind::eps_removed, Kind::one_op_low_precision}},
+      {"rms_norm", {Kind::eps_removed}},
+      {"batch_norm", {Kind::eps_removed}},
+      {"bce_with_logits", {Kind::flush_subnormals}},
+      {"dot", {Kind::mul_low_operands, Kind::add_bf16}},
+      {"gemm", {Kind::mul_low_operands}},
+      {"attention", {Kind::div_approx_reciprocal}},
+      {"cosine_similarity", {Kind::eps_removed}},
+      {"adam", {Kind::div_approx_reciprocal}},
+  };
+  return table;
+}
+
+uint64_t input_hash(const Input& in) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ static_cast<uint64_t>(in.dtype);
+  auto mix = [&](uint64_t v) { h = cestac::mix64(h ^ v) + 0x9e3779b97f4a7c15ULL; };
+  for (const auto& t : in.args) {
+    mix(t.values.size());
+    for (double v : t.values) {
+      uint64_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      mix(bits);
+    }
+  }
+  for (const auto& [name, v] : in.params) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    mix(bits ^ name.size());
+  }
+  return h;
+}
+
+using Native = std::function<std::vector<double>(const Input&)>;
+using Cestac = std::function<CestacOutput(const Input&, const CestacRequest&)>;
+
+Native faulty_native(Kind kind, const std::string& id, Native base) {
+  return [kind, id, base](const Input& in) {
+    if (kind == Kind::eps_removed) {
+      Input no_eps = in;
+      no_eps.set_param("eps", 0.0);
+      fault::Scope scope(kind);
+      std::vector<double> out = base(no_eps);
+      fault::set_last_report(id, scope.state());
+      return out;
+    }
+    int64_t at = -1;
+    if (fault::single_site(kind)) {  // count the eligible operations, then strike one of them
+      fault::Scope count(kind, -1);
+      base(in);
+      const int64_t n = count.state().eligible;
+      at = n > 0 ? static_cast<int64_t>(input_hash(in) % static_cast<uint64_t>(n)) : -1;
+    }
+    fault::Scope scope(kind, at);
+    std::vector<double> out = base(in);
+    fault::set_last_report(id, scope.state());
+    return out;
+  };
+}
+
+// CESTAC simulates the faults that change the computation's structure (a sequential sum, eps = 0);
+// it cannot see a deterministic rounding fault it does not model, so scalar faults get none.
+Cestac faulty_cestac(Kind kind, Cestac base) {
+  if (!base || fault::scalar_fault(kind)) return {};
+  return [kind, base](const Input& in, const CestacRequest& req) {
+    if (kind == Kind::eps_removed) {
+      Input no_eps = in;
+      no_eps.set_param("eps", 0.0);
+      return base(no_eps, req);
+    }
+    fault::Scope scope(kind);
+    return base(in, req);
+  };
+}
+
+}  // namespace
+
+void attach_fault_mutants(Family& family) {
+  const auto it = fault_table().find(family.name);
+  if (it == fault_table().end()) return;
+  const Target* stable = nullptr;
+  for (const auto& t : family.targets)
+    if (t.kind == TargetKind::reference) {
+      stable = &t;
+      break;
+    }
+  if (!stable) return;
+  std::vector<Target> added;
+  for (Kind k : it->second) {
+    Target t;
+    t.id = family.name + "/fault/" + std::string(fault::kind_name(k));
+    t.kind = TargetKind::injected;
+    for (DType d : stable->dtypes)  // Faulty<T> exists for double and float only
+      if (!fault::scalar_fault(k) || d == DType::f64 || d == DType::f32) t.dtypes.push_back(d);
+    if (t.dtypes.empty()) continue;
+    const FaultText tx = text(k);
+    t.description = std::string(fault::kind_name(k)) + " fault planted in " + stable->id +
+                    (fault::scalar_fault(k) ? " (oracle only: CESTAC does not model this rounding fault)"
+                                            : "");
+    t.native = faulty_native(k, t.id, stable->native);
+    t.cestac = faulty_cestac(k, stable->cestac);
+    t.injection = Injection{std::string(tx.plants) + ", in " + stable->id, tx.fails_where, tx.fix,
+                            // measured: CESTAC flags eps = 0 (division by a computational
+                            // zero) but not the n u growth of a sequential sum
+                            k == Kind::eps_removed && t.cestac ? "both" : "oracle"};
+    added.push_back(std::move(t));
+  }
+  for (auto& t : added) family.targets.push_back(std::move(t));
+}
+
+}  // namespace stabfuzz::injectors

@@ -1,0 +1,144 @@
+// Corpus files: exact round trip, malformed files rejected with file:line, replay verdicts.
+#include "harness/corpus/corpus.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/corpus/replay.h"
+#include "stabfuzz/errors.h"
+#include "tests/support/run_binary.h"
+
+namespace stabfuzz {
+namespace {
+
+corpus::Entry sample_entry() {
+  corpus::Entry e;
+  e.family = "attention";
+  e.impl = "attention/cpu/stable";
+  e.input.dtype = DType::f32;
+  e.input.args.push_back(Tensor{{2, 3}, {1.5, -0.0, 0x1p-149, -INFINITY, 3.0e38f, 0.1f}});
+  e.input.args.push_back(Tensor{{}, {7}});
+  e.input.args.push_back(Tensor{{0}, {}});
+  e.input.set_param("scale", 0.125);
+  e.input.set_param("causal", 1);
+  e.expect = corpus::Expect::detected;
+  e.seed = 42;
+  e.note = "a note\nover two lines";
+  return e;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(Corpus, RoundTripIsExact) {
+  const corpus::Entry e = sample_entry();
+  const std::string text = corpus::format(e);
+  const corpus::Entry p = corpus::parse(text, "mem.txt");
+  EXPECT_EQ(p.family, e.family);
+  EXPECT_EQ(p.impl, e.impl);
+  EXPECT_EQ(p.input.dtype, e.input.dtype);
+  EXPECT_EQ(p.expect, e.expect);
+  EXPECT_EQ(p.seed, e.seed);
+  EXPECT_EQ(p.note, "a note over two lines");
+  ASSERT_EQ(p.input.args.size(), e.input.args.size());
+  for (size_t k = 0; k < e.input.args.size(); ++k) {
+    EXPECT_EQ(p.input.args[k].shape, e.input.args[k].shape);
+    EXPECT_TRUE(same_bits(p.input.args[k].values, e.input.args[k].values)) << k;
+  }
+  EXPECT_EQ(p.input.params, e.input.params);
+  EXPECT_EQ(corpus::format(p), text);  // stable under a second round trip
+  EXPECT_NE(text.find("tensor 2x3\n"), std::string::npos);
+  EXPECT_NE(text.find("-0x0p+0"), std::string::npos);  // the sign of zero survives
+}
+
+// The error names the file and the line of the problem.
+std::string error_of(const std::string& text) {
+  try {
+    corpus::parse(text, "bad.txt");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Corpus, MalformedFilesAreRejectedWithFileAndLine) {
+  const std::string head = "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\n";
+  EXPECT_EQ(error_of(head + "tensor 2\n0x1p+0 zebra\n").rfind("bad.txt:6:", 0), 0u) << error_of(head + "tensor 2\n0x1p+0 zebra\n");
+  EXPECT_EQ(error_of(head + "tensor 2\n0x1p+0 0x1p+1 0x1p+2\n").rfind("bad.txt:6:", 0), 0u);
+  EXPECT_EQ(error_of(head + "tensor 3\n0x1p+0\n").rfind("bad.txt:5:", 0), 0u);   // lacks values
+  EXPECT_EQ(error_of(head + "tensor 1\n0x1.0000001p+0\n").rfind("bad.txt:6:", 0), 0u);  // not f32
+  EXPECT_EQ(error_of(head + "colour: blue\ntensor 1\n0x1p+0\n").rfind("bad.txt:5:", 0), 0u);
+  EXPECT_EQ(error_of(head + "tensor 2y3\n").rfind("bad.txt:5:", 0), 0u);
+  const std::string no_expect = error_of("family: softmax\nimpl: x\ndtype: f32\ntensor 1\n1\n");
+  EXPECT_EQ(no_expect.rfind("bad.txt:", 0), 0u);
+  EXPECT_NE(no_expect.find("no 'expect:' line"), std::string::npos) << no_expect;
+  EXPECT_EQ(error_of("family: softmax\ndtype: f99\n").rfind("bad.txt:2:", 0), 0u);
+  EXPECT_EQ(error_of("family: softmax\nexpect: maybe\n").rfind("bad.txt:2:", 0), 0u);
+  EXPECT_EQ(error_of(head + "params: eps\ntensor 1\n1\n").rfind("bad.txt:5:", 0), 0u);
+  EXPECT_EQ(error_of(head + "tensor 1\n1\nseed: 3\n").rfind("bad.txt:7:", 0), 0u);
+}
+
+std::string write(const std::string& dir, const std::string& name, const std::string& text) {
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Corpus, ReplayChecksEachExpectation) {
+  const std::string dir = testing::temp_dir("corpus");
+  const std::string stable_text =
+      "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 3\n"
+      "0x1p+0 0x1p+1 -0x1.8p+1\n";
+  const std::string planted_text =
+      "family: softmax\nimpl: softmax/injected/no_max_subtract\ndtype: f32\nexpect: detected\n"
+      "tensor 2\n0x1.4p+7 0x1p+0\n";  // 160: exp overflows in f32
+  write(dir + "/good", "stable.txt", stable_text);
+  write(dir + "/good/softmax/regression", "planted.txt", planted_text);
+  std::ostringstream out;
+  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/good"}, out), 0) << out.str();
+  EXPECT_NE(out.str().find("2 files, 2 ok, 0 failed, 0 malformed"), std::string::npos) << out.str();
+
+  // A tampered expectation fails: the stable target is not "detected" on a benign row.
+  std::string tampered = stable_text;
+  tampered.replace(tampered.find("expect: stable"), 14, "expect: detected");
+  write(dir + "/bad", "tampered.txt", tampered);
+  std::ostringstream out2;
+  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out2), 1);
+  EXPECT_NE(out2.str().find("FAIL"), std::string::npos) << out2.str();
+
+  // A malformed file is named with its line, skipped, and fails the run; the others still run.
+  write(dir + "/bad", "broken.txt", "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 1\nxyz\n");
+  write(dir + "/bad", "unknown_impl.txt", "family: softmax\nimpl: softmax/cpu/nope\ndtype: f64\nexpect: stable\ntensor 1\n0x1p+0\n");
+  write(dir + "/bad", "ok.txt", stable_text);
+  std::ostringstream out3;
+  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out3), 1);
+  EXPECT_NE(out3.str().find("broken.txt:6:"), std::string::npos) << out3.str();
+  EXPECT_NE(out3.str().find("unknown implementation"), std::string::npos) << out3.str();
+  EXPECT_NE(out3.str().find("4 files, 1 ok, 1 failed, 2 malformed"), std::string::npos) << out3.str();
+  EXPECT_THROW(corpus::collect({dir + "/missing"}), InputError);
+}
+
+TEST(Corpus, ReplayCommand) {
+  const std::string dir = testing::temp_dir("corpus_cli");
+  write(dir, "a.txt",
+        "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\ntensor 2\n0x1p+0 0x1p+1\n");
+  auto o = testing::run_stabfuzz("replay " + dir);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("1 files, 1 ok"), std::string::npos) << o.out;
+  write(dir, "b.txt", "family: softmax\n");
+  o = testing::run_stabfuzz("replay " + dir + " " + dir + "/a.txt");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("b.txt:"), std::string::npos) << o.out;
+  EXPECT_EQ(testing::run_stabfuzz("replay").code, 2);
+  EXPECT_EQ(testing::run_stabfuzz("replay " + dir + "/nothing_here").code, 2);
+}
+
+}  // namespace
+}  // namespace stabfuzz

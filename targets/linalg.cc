@@ -52,7 +52,9 @@ std::pair<double, double> tiny_times_large(Entropy& e, DType d) {
 // 4000 (f16).
 std::pair<double, double> overflow_scales(Entropy& e, DType d, size_t k) {
   const double big = e.log_uniform(by_range(d, 1e290, 1e30, 500), by_range(d, 1e306, 1e37, 4000));
-  const double each = big / double(k), x = std::sqrt(each) * e.log_uniform(1e-3, 1e3);
+  // Factors skewed by up to 1e+-3 (f16: 1e+-1, so that 4 x the larger factor stays below 65504).
+  const double skew = by_range(d, 1e3, 1e3, 10);
+  const double each = big / double(k), x = std::sqrt(each) * e.log_uniform(1 / skew, skew);
   return {x, each / x};
 }
 

@@ -10,6 +10,7 @@
 #include "harness/gen/regimes.h"
 #include "injectors/variance.h"
 #include "stabfuzz/entropy.h"
+#include "stabfuzz/family.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/linalg.h"
 #include "targets/cpu/normalization.h"
@@ -128,6 +129,46 @@ std::vector<Measurement> run(const Options& opts, std::ostream& progress) {
   return out;
 }
 
+std::vector<OracleCost> oracle_costs(int inputs, size_t max_elements, std::ostream& progress) {
+  std::vector<OracleCost> out;
+  for (const Family& f : default_registry().families()) {
+    const Target* stable = nullptr;
+    for (const auto& t : f.targets)
+      if (t.kind == TargetKind::reference && t.native) {
+        stable = &t;
+        break;
+      }
+    if (!stable) continue;
+    OracleCost c;
+    c.family = f.name;
+    double native_s = 0, oracle_s = 0;
+    SeededEntropy e(11, std::hash<std::string>{}(f.name));
+    for (int k = 0, tries = 0; k < inputs && tries < 50 * inputs; ++tries) {
+      const Regime& r = f.regimes[static_cast<size_t>(k) % f.regimes.size()];
+      const Input in = r.sample(e, DType::f64);
+      if (in.total_size() > max_elements || f.validate(in)) continue;  // keep the bench short
+      ++k;
+      const double t0 = cpu_seconds();
+      g_sink = g_sink + static_cast<double>(stable->native(in).size());
+      const double t1 = cpu_seconds();
+      g_sink = g_sink + static_cast<double>(f.oracle(in).exact.size());
+      const double t2 = cpu_seconds();
+      native_s += t1 - t0;
+      oracle_s += t2 - t1;
+      c.elements += static_cast<double>(in.total_size());
+      ++c.inputs;
+    }
+    if (c.elements == 0) continue;
+    c.native_ns = 1e9 * native_s / c.elements;
+    c.oracle_ns = 1e9 * oracle_s / c.elements;
+    c.ratio = c.native_ns > 0 ? c.oracle_ns / c.native_ns : 0;
+    progress << "  oracle " << f.name << ": " << c.oracle_ns << " ns per element ("
+             << c.inputs << " inputs)" << std::endl;
+    out.push_back(c);
+  }
+  return out;
+}
+
 double geomean_ratio(const std::vector<Measurement>& ms, const std::string& dtype) {
   double log_sum = 0;
   int n = 0;
@@ -139,7 +180,7 @@ double geomean_ratio(const std::vector<Measurement>& ms, const std::string& dtyp
   return n ? std::exp(log_sum / n) : 0.0;
 }
 
-json::Value to_json(const std::vector<Measurement>& ms) {
+json::Value to_json(const std::vector<Measurement>& ms, const std::vector<OracleCost>& oracle) {
   json::Value out;
   json::Array rows;
   for (const auto& m : ms) {
@@ -155,7 +196,19 @@ json::Value to_json(const std::vector<Measurement>& ms) {
   out.set("bench", std::move(rows));
   out.set("geomean_ratio", geomean_ratio(ms, "f64"));
   out.set("geomean_ratio_f32", geomean_ratio(ms, "f32"));
-  out.set("cestac", "Stoch<T, 3>, random rounding by error-free transformations, detection on");
+  out.set("cestac", "Stoch<T, 3>, CADNA-style directed rounding, detection on");
+  json::Array orows;
+  for (const auto& c : oracle) {
+    json::Value r;
+    r.set("family", c.family);
+    r.set("inputs", static_cast<double>(c.inputs));
+    r.set("elements", c.elements);
+    r.set("native_ns", c.native_ns);
+    r.set("oracle_ns", c.oracle_ns);
+    r.set("ratio", c.ratio);
+    orows.push_back(std::move(r));
+  }
+  out.set("oracle", std::move(orows));
   return out;
 }
 

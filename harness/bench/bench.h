@@ -2,6 +2,7 @@
 // optimization level, measured in one run.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -19,6 +20,17 @@ struct Measurement {
   double ratio = 0;
 };
 
+// Cost of one family's oracle next to its stable target, per input element, over inputs drawn
+// from every regime (f64, the family's own shapes).
+struct OracleCost {
+  std::string family;
+  int64_t inputs = 0;
+  double elements = 0;    // input values over all inputs
+  double native_ns = 0;   // per element, the stable target natively
+  double oracle_ns = 0;   // per element, the MPFR oracle (Ziv's loop included)
+  double ratio = 0;
+};
+
 struct Options {
   double seconds_per_measurement = 0.2;  // each timing repeats calls for at least this long
   int repeats = 5;                       // the minimum over repeats is kept
@@ -26,7 +38,9 @@ struct Options {
 };
 
 std::vector<Measurement> run(const Options& opts, std::ostream& progress);
+// Every family of the registry, `inputs` inputs each (rows capped at `max_elements` values).
+std::vector<OracleCost> oracle_costs(int inputs, size_t max_elements, std::ostream& progress);
 double geomean_ratio(const std::vector<Measurement>& ms, const std::string& dtype);
-json::Value to_json(const std::vector<Measurement>& ms);
+json::Value to_json(const std::vector<Measurement>& ms, const std::vector<OracleCost>& oracle = {});
 
 }  // namespace stabfuzz::bench

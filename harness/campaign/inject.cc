@@ -1,6 +1,8 @@
 // The inject loop: mutants until their first detection, reference targets for the whole budget.
 #include "harness/campaign/inject.h"
 
+#include <stdexcept>
+
 #include <chrono>
 #include <cmath>
 #include <iomanip>
@@ -172,6 +174,12 @@ std::string_view generator_name(Generator g) { return g == Generator::regimes ? 
 
 Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index) {
   Input in = make_case(family, d, seed, index);
+  // As in the runner: a regime that breaks its own family's contract is a harness bug, never an
+  // input to judge (an invalid input can make a correct kernel look broken).
+  if (auto bad = family.validate(in))
+    throw std::logic_error("a regime of " + family.name + " generated an invalid " +
+                           std::string(dtype_name(d)) + " input (case " + std::to_string(index) +
+                           "): " + *bad);
   if (g == Generator::regimes) return in;
   SeededEntropy e(seed ^ hash_str(family.name), (static_cast<uint64_t>(index) << 2) | static_cast<uint64_t>(d));
   for (size_t k = 0; k < in.args.size(); ++k) {

@@ -159,7 +159,15 @@ int run_bench(const Options& o) {
               << std::setw(9) << fmt(m.ratio, 2) << "\n";
   std::cout << "geomean ratio: f64 " << fmt(bench::geomean_ratio(ms, "f64"), 2) << ", f32 "
             << fmt(bench::geomean_ratio(ms, "f32"), 2) << "\n";
-  if (!o.json.empty()) emit_json(o.json, bench::to_json(ms));
+  // The oracle next to the native stable target, per family (f64, regime inputs of <= 4096 values).
+  const auto oc = bench::oracle_costs(o.budget_s > 0 && o.budget_s < 5 ? 2 : 12, 4096, progress);
+  std::cout << "\n" << std::left << std::setw(20) << "oracle (f64)" << std::right << std::setw(12)
+            << "native_ns" << std::setw(12) << "oracle_ns" << std::setw(9) << "ratio" << "\n";
+  for (const auto& c : oc)
+    std::cout << std::left << std::setw(20) << c.family << std::right << std::setw(12)
+              << fmt(c.native_ns, 3) << std::setw(12) << fmt(c.oracle_ns, 1) << std::setw(9)
+              << fmt(c.ratio, 0) << "\n";
+  if (!o.json.empty()) emit_json(o.json, bench::to_json(ms, oc));
   return 0;
 }
 

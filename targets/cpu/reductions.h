@@ -70,19 +70,22 @@ long pow2_exponent(T m) {
   constexpr int kStep = FormatOf<T>::value.emax / 2;
   const T big = T(std::ldexp(1.0, kStep)), small = T(std::ldexp(1.0, -kStep));
   long k = 0;
-  while (m >= big) {
+  // Each loop ends within the format's exponent range; the bound only matters when the arithmetic
+  // itself is faulty (a fault mutant flushing m to 0 must give a wrong answer, not a hang).
+  constexpr int kMaxSteps = 4 * FormatOf<T>::value.emax;
+  for (int i = 0; m >= big && i < kMaxSteps; ++i) {
     m = m * small;
     k -= kStep;
   }
-  while (m >= T(2)) {
+  for (int i = 0; m >= T(2) && i < kMaxSteps; ++i) {
     m = m * T(0.5);
     --k;
   }
-  while (m < small) {
+  for (int i = 0; m < small && i < kMaxSteps; ++i) {
     m = m * big;
     k += kStep;
   }
-  while (m < T(1)) {
+  for (int i = 0; m < T(1) && i < kMaxSteps; ++i) {
     m = m * T(2);
     ++k;
   }

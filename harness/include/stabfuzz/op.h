@@ -91,12 +91,14 @@ decltype(auto) with_scalar(DType d, F&& f) {
   return f.template operator()<double>();
 }
 
-template <class Op>
+// kFaultable: the operator can also run on fault::Faulty<T>, for the arithmetic fault mutants
+// planted in stable targets; planted formulations (injectors/mutant.h) opt out.
+template <class Op, bool kFaultable = true>
 std::function<std::vector<double>(const Input&)> op_native() {
   return [](const Input& in) {
     return with_scalar(in.dtype, [&]<class T>() {
       // A fault mutant's plan (injectors/fault_mutants.cc) swaps in the faulty scalar.
-      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
+      if constexpr (kFaultable && (std::is_same_v<T, double> || std::is_same_v<T, float>))
         if (fault::scalar_plan_active()) [[unlikely]]
           return detail::run_native<Op, fault::Faulty<T>>(in);
       return detail::run_native<Op, T>(in);

@@ -120,6 +120,13 @@ std::string fmt(double v, int prec) {
   return os.str();
 }
 
+// 1.08e+17: large ULP errors keep the table's column width.
+std::string sci(double v) {
+  std::ostringstream os;
+  os << std::scientific << std::setprecision(2) << v;
+  return os.str();
+}
+
 void print_table(const campaign::RunResult& res, std::ostream& os) {
   os << std::left << std::setw(36) << "implementation" << std::setw(10) << "kind" << std::setw(6)
      << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9) << "failing"
@@ -134,7 +141,8 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
     os << std::left << std::setw(36) << r.impl << std::setw(10) << target_kind_name(r.kind)
        << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(7) << r.inputs
        << std::setw(9) << r.failing_inputs << std::setw(10) << r.findings << std::setw(11)
-       << fmt(r.max_ulp, 0) << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  "
+       << (r.max_ulp >= 1e9 && std::isfinite(r.max_ulp) ? sci(r.max_ulp) : fmt(r.max_ulp, 0))
+       << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  "
        << verdict << "\n";
     if (r.undecidable)
       os << "    " << r.undecidable << " inputs undecidable by the oracle (no oracle verdict)\n";

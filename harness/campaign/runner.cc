@@ -16,15 +16,16 @@
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
-namespace {
-
-using Clock = std::chrono::steady_clock;
 
 uint64_t hash_str(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
   return h;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
 
 uint64_t case_seed(const Family& f, DType d, uint64_t seed, int64_t index) {
   return cestac::mix64(cestac::mix64(seed ^ hash_str(f.name)) + static_cast<uint64_t>(d) * 0x51ed27 +

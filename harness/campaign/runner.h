@@ -6,6 +6,7 @@
 #include <map>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/campaign/verdict.h"
@@ -71,6 +72,9 @@ struct RunResult {
   // 1 when an implementation that claims stability (reference or library) has a finding.
   int exit_code = 0;
 };
+
+// FNV-1a of a name: the platform-independent hash that keys replayable streams (std::hash is not).
+uint64_t hash_str(std::string_view s);
 
 // Evaluates one input on one target: native run, oracle, CESTAC, verdict.
 Verdict evaluate(const Family& family, const Target& target, const Input& in,

@@ -5,8 +5,8 @@
 
 namespace stabfuzz {
 
-const Registry& default_registry() {
-  static const Registry registry = [] {
+Registry& mutable_default_registry() {
+  static Registry registry = [] {
     std::vector<Family> families;
     families.push_back(targets::softmax_family());
     for (auto* group :
@@ -20,9 +20,13 @@ const Registry& default_registry() {
       injectors::attach_fault_mutants(f);  // arithmetic faults planted in the stable targets
       r.add(std::move(f));
     }
+    // Targets outside the operator suite: real libraries and GPU kernels, each registered
+    // when present in this build and on this machine, else listed as unavailable with why.
     return r;
   }();
   return registry;
 }
+
+const Registry& default_registry() { return mutable_default_registry(); }
 
 }  // namespace stabfuzz

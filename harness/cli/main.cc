@@ -65,6 +65,14 @@ json::Value list_json() {
     fams.push_back(std::move(jf));
   }
   out.set("families", std::move(fams));
+  json::Array unavailable;
+  for (const auto& u : default_registry().unavailable()) {
+    json::Value ju;
+    ju.set("id", u.id);
+    ju.set("reason", u.reason);
+    unavailable.push_back(std::move(ju));
+  }
+  out.set("unavailable", std::move(unavailable));
   out.set("build", build_configuration());
   return out;
 }
@@ -92,6 +100,11 @@ int list_targets(std::ostream& os) {
       os << std::setw(9) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
          << "\n";
     }
+  }
+  if (!reg.unavailable().empty()) {
+    os << "unavailable here:\n";
+    for (const auto& u : reg.unavailable())
+      os << "  " << std::left << std::setw(36) << u.id << u.reason << "\n";
   }
   os << "build: " << build_configuration() << "\n";
   return 0;

@@ -1,4 +1,5 @@
 // Registry: validated at construction, so a malformed family or target is a startup error.
+#include <functional>
 #include <set>
 #include <stdexcept>
 
@@ -36,6 +37,16 @@ std::string_view target_kind_name(TargetKind k) {
   return "?";
 }
 
+namespace {
+void check_target(const Family& f, const Target& t, const std::function<void(const std::string&)>& fail) {
+  if (t.id.rfind(f.name + "/", 0) != 0) fail("target '" + t.id + "' is not named family/...");
+  if (t.dtypes.empty()) fail("target '" + t.id + "' has no dtypes");
+  if (!t.native) fail("target '" + t.id + "' has no native entry point");
+  if (t.kind == TargetKind::injected && !t.injection)
+    fail("injected target '" + t.id + "' does not say what it plants");
+}
+}  // namespace
+
 void Registry::add(Family f) {
   auto fail = [&](const std::string& what) {
     throw std::logic_error("registry: family '" + f.name + "': " + what);
@@ -51,15 +62,25 @@ void Registry::add(Family f) {
   if (f.targets.empty()) fail("has no targets");
   std::set<std::string> ids;
   for (const auto& t : f.targets) {
-    if (t.id.rfind(f.name + "/", 0) != 0) fail("target '" + t.id + "' is not named family/...");
+    check_target(f, t, fail);
     if (!ids.insert(t.id).second || find_target(t.id).second)
       fail("target '" + t.id + "' registered twice");
-    if (t.dtypes.empty()) fail("target '" + t.id + "' has no dtypes");
-    if (!t.native) fail("target '" + t.id + "' has no native entry point");
-    if (t.kind == TargetKind::injected && !t.injection)
-      fail("injected target '" + t.id + "' does not say what it plants");
   }
   families_.push_back(std::move(f));
+}
+
+void Registry::add_target(std::string_view family, Target t) {
+  Family* f = nullptr;
+  for (auto& g : families_)
+    if (g.name == family) f = &g;
+  if (!f) throw std::logic_error("registry: target '" + t.id + "' names unknown family '" +
+                                 std::string(family) + "'");
+  auto fail = [&](const std::string& what) {
+    throw std::logic_error("registry: family '" + f->name + "': " + what);
+  };
+  check_target(*f, t, fail);
+  if (find_target(t.id).second) fail("target '" + t.id + "' registered twice");
+  f->targets.push_back(std::move(t));
 }
 
 const Family* Registry::find_family(std::string_view name) const {

@@ -200,6 +200,30 @@ TEST(DefaultRegistry, HasSoftmaxWithReferenceAndInjectedTargets) {
   EXPECT_EQ(target_kind_name(stable->kind), "reference");
 }
 
+TEST(RegistryAddTarget, AddsToAKnownFamilyAndRejectsTheRest) {
+  Registry r;
+  r.add(toy_family());
+  r.add_target("toy", toy_target("toy/lib/fast"));
+  EXPECT_NE(r.find_target("toy/lib/fast").second, nullptr);
+  EXPECT_EQ(r.families()[0].targets.size(), 2u);
+  // Unknown family, a duplicate id, an id outside the family, a target without dtypes.
+  EXPECT_THROW(r.add_target("nope", toy_target("nope/lib/x")), std::logic_error);
+  EXPECT_THROW(r.add_target("toy", toy_target("toy/lib/fast")), std::logic_error);
+  EXPECT_THROW(r.add_target("toy", toy_target("other/lib/x")), std::logic_error);
+  Target bare = toy_target("toy/lib/bare");
+  bare.dtypes.clear();
+  EXPECT_THROW(r.add_target("toy", std::move(bare)), std::logic_error);
+  EXPECT_EQ(r.families()[0].targets.size(), 2u);
+}
+
+TEST(RegistryUnavailable, KeepsWhatIsMissingAndWhy) {
+  Registry r;
+  r.add_unavailable({"toy/gpu/kernel", "no GPU on this machine"});
+  ASSERT_EQ(r.unavailable().size(), 1u);
+  EXPECT_EQ(r.unavailable()[0].reason, "no GPU on this machine");
+  EXPECT_EQ(r.find_target("toy/gpu/kernel").second, nullptr);
+}
+
 TEST(DefaultRegistry, EveryTargetIsPrefixedByItsFamily) {
   for (const Family& f : default_registry().families())
     for (const Target& t : f.targets) EXPECT_EQ(t.id.rfind(f.name + "/", 0), 0u) << t.id;

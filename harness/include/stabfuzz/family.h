@@ -102,11 +102,23 @@ struct Family {
   std::vector<Target> targets;
 };
 
+// A target this build knows of but cannot run here (a library not installed, no GPU, ...).
+// `--list` names it with the reason, so a user sees what they are missing and why.
+struct UnavailableTarget {
+  std::string id;      // family/backend/variant, as it would be registered
+  std::string reason;  // one line: what is missing
+};
+
 class Registry {
  public:
   // Validates the family and its targets: a target without dtypes or entry points, a family
   // without an oracle, regimes or tolerances, or a duplicate id throws std::logic_error.
   void add(Family family);
+  // Adds a target to a registered family (libraries, GPU kernels, plugins), with the same checks
+  // as add(); throws std::logic_error for an unknown family or a malformed or duplicate target.
+  void add_target(std::string_view family, Target target);
+  void add_unavailable(UnavailableTarget target) { unavailable_.push_back(std::move(target)); }
+  const std::vector<UnavailableTarget>& unavailable() const { return unavailable_; }
   const std::vector<Family>& families() const { return families_; }
   const Family* find_family(std::string_view name) const;
   // (family, target) for a target id, or nullptr.
@@ -114,9 +126,13 @@ class Registry {
 
  private:
   std::vector<Family> families_;
+  std::vector<UnavailableTarget> unavailable_;
 };
 
 // Every family stabfuzz knows, joined in one explicit list (targets/all_families.cc).
 const Registry& default_registry();
+// The same registry, for adding targets at start-up only (plugins loaded from the command line),
+// before any run reads it.
+Registry& mutable_default_registry();
 
 }  // namespace stabfuzz

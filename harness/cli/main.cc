@@ -15,6 +15,7 @@
 #include "harness/bench/calibrate.h"
 #include "harness/campaign/inject.h"
 #include "harness/campaign/runner.h"
+#include "harness/core/memory.h"
 #include "harness/corpus/replay.h"
 #include "harness/cli/options.h"
 #include "reports/diff.h"
@@ -343,6 +344,7 @@ int run(const Options& o) {
 }  // namespace stabfuzz::cli
 
 int main(int argc, char** argv) {
+  stabfuzz::keep_freed_memory();
   try {
     return stabfuzz::cli::run(stabfuzz::cli::parse(argc, argv));
   } catch (const stabfuzz::InputError& e) {

@@ -297,7 +297,9 @@ TEST(Stoch, UnstablePowerOfAComputationalZero) {
   {
     cestac::Run run(1, 1);
     const D p = pow(D(2.0), D(10.0));
-    EXPECT_EQ(p.s[0], 1024.0);
+    // libm's result is exact here, but its side is unknown to the engine: a sample is kept or
+    // moved one ulp at random.
+    for (double v : p.s) EXPECT_LE(std::fabs(v - 1024.0), 1024.0 * 0x1p-52) << v;
     EXPECT_EQ(count(run.log(), Kind::unstable_power), 0u);
   }
 }
@@ -324,8 +326,9 @@ TEST(Stoch, HalfUnderflowIsReported) {
   {
     cestac::Run run(1, 1);
     const Stoch<Half> x(Half(0x1p-13));
-    const Stoch<Half> p = x * x;  // 2^-26: below half the smallest f16 subnormal
-    EXPECT_EQ(p.s[0], 0.0f);
+    const Stoch<Half> p = x * x;  // 2^-26: a quarter of the smallest f16 subnormal
+    for (float v : p.s) EXPECT_TRUE(v == 0.0f || v == 0x1p-24f) << v;  // rounded down or up
+    EXPECT_TRUE(p.s[0] == 0.0f || p.s[1] == 0.0f || p.s[2] == 0.0f || p.s[3] == 0.0f);
     EXPECT_EQ(count(run.log(), Kind::underflow), 1u);
   }
   {

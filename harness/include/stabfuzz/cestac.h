@@ -86,8 +86,7 @@ struct Log {
 struct HotState {
   uint64_t key = 0x5eed;
   uint64_t counter = 0;
-  uint64_t word = 0;
-  int bits_left = 0;
+  uint64_t word = 1;  // unused random bits below a sentinel 1 bit (1: none left)
   int cancel_bits = 14;    // exponent drop (bits) that sends a +/- to the cancellation check
   int cancel_digits = kDefaultCancelDigits;
   bool detect = true;
@@ -135,14 +134,11 @@ Log& thread_log();
 
 // Draws `n` (<= 32) random bits from the calling thread's stream.
 __attribute__((always_inline)) inline uint32_t random_bits(HotState& ts, int n) {
-  if (ts.bits_left < n) {
-    ts.word = mix64(ts.key + 0x9e3779b97f4a7c15ULL * ++ts.counter);
-    ts.bits_left = 64;
-  }
-  const auto b = static_cast<uint32_t>(ts.word & ((uint64_t{1} << n) - 1));
-  ts.word >>= n;
-  ts.bits_left -= n;
-  return b;
+  uint64_t w = ts.word;
+  if ((w >> n) == 0) [[unlikely]]  // fewer than n bits left: 63 fresh ones under the sentinel
+    w = (mix64(ts.key + 0x9e3779b97f4a7c15ULL * ++ts.counter) >> 1) | (uint64_t{1} << 63);
+  ts.word = w >> n;
+  return static_cast<uint32_t>(w & ((uint64_t{1} << n) - 1));
 }
 
 // Slow path: records one instability of `kind` at the caller's caller. Never inlined, so that

@@ -82,7 +82,7 @@ class Stoch {
       const T ratio = static_cast<T>(ts.cancel_ratio);
       if (!S4::all(S4::below_overflow(vr) &
                    (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio))) [[unlikely]]
-        add_slow(a, b, r);
+        S4::store(r.s, add_slow(va, vb, vr));
       return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
@@ -126,7 +126,7 @@ class Stoch {
       S4::store(r.s, vr);
       if (!S4::all(S4::below_overflow(vr)) ||
           (ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb))) [[unlikely]]
-        mul_slow(a, b, r);
+        S4::store(r.s, mul_slow(va, vb, vr));
       return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
@@ -168,7 +168,7 @@ class Stoch {
       const auto vr = S4::flip(S4::flip(va, m) / vb, m);
       S4::store(r.s, vr);
       if (!S4::all(S4::below_overflow(vr)) || (ts.detect && !S4::clearly_nonzero(vb))) [[unlikely]]
-        div_slow(a, b, r);
+        S4::store(r.s, div_slow(va, vb, vr));
       return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
@@ -264,12 +264,21 @@ class Stoch {
         auto& ts = hot_state();
         const uint32_t bits = random_bits(ts, 2 * kLanes);
         Stoch r;
-        alignas(32) double w[4];
-        {
-          NearestScope nearest;
-          _mm256_store_pd(w, detail::vexp4(x));
+        if constexpr (std::is_same_v<T, double>) {
+          __m256d w;
+          {
+            NearestScope nearest;
+            w = detail::vexp4(x);
+          }
+          _mm256_storeu_pd(r.s, detail::random_perturb4(w, bits));
+        } else {
+          alignas(32) double w[4];
+          {
+            NearestScope nearest;
+            _mm256_store_pd(w, detail::vexp4(x));
+          }
+          for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w[i], (bits >> (2 * i)) & 3u);
         }
-        for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w[i], (bits >> (2 * i)) & 3u);
         return r;  // finite and positive: nothing to report
       }
     }
@@ -454,6 +463,15 @@ class Stoch {
       detail::check_sum<N>(a.s, b.s, r.s, kPrecision);
   }
 
+  // The slow paths take and return the samples as vectors, in registers: a by-reference
+  // signature would make every operation keep its operands and result in memory.
+  using SV = typename std::conditional_t<kSimd, detail::Simd4<T>, detail::Simd4<float>>::V;
+  static Stoch from_vector(SV v) {
+    Stoch x;
+    detail::Simd4<T>::store(x.s, v);
+    return x;
+  }
+
   // -1, 0, +1 from the samples' mean difference; 0 when the difference is noise.
   static SF_ALWAYS_INLINE int compare(const Stoch& a, const Stoch& b) {
     if constexpr (kSimd) {
@@ -461,13 +479,21 @@ class Stoch {
       const auto d = S4::load(a.s) - S4::load(b.s);  // the signs are exact in any rounding mode
       // Every sample of the difference near the first, which is nonzero: the sign is certain.
       if (S4::clearly_nonzero(d)) [[likely]] return d[0] < 0 ? -1 : 1;
+      return compare_slow(S4::load(a.s), S4::load(b.s));
+    } else {
+      return compare_slow(a, b);
     }
-    return compare_slow(a, b);
   }
 
   // ---- slow paths: noinline, so that their return address is the operation's site -------------
-  static SF_SLOW_PATH int compare_slow(const Stoch& a, const Stoch& b) {
+  static SF_SLOW_PATH int compare_slow(SV va, SV vb) {
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    return compare_at(from_vector(va), from_vector(vb), site);
+  }
+  static SF_SLOW_PATH int compare_slow(const Stoch& a, const Stoch& b) {
+    return compare_at(a, b, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  }
+  static int compare_at(const Stoch& a, const Stoch& b, uintptr_t site) {
     Sample d[N];
     bool tie = true, nan = false;
     for (int i = 0; i < N; ++i) {
@@ -486,39 +512,50 @@ class Stoch {
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
   }
 
-  static SF_SLOW_PATH void add_slow(const Stoch& a, const Stoch& b, Stoch& r) {
+  static SF_SLOW_PATH SV add_slow(SV va, SV vb, SV vr) {
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    const Stoch a = from_vector(va), b = from_vector(vb);
+    Stoch r = from_vector(vr);
     if (detail::any_at_overflow<kLanes>(r.s))
       detail::settle_overflow<kLanes>(
           r.s, [&](int i) { return a.s[i] + b.s[i]; },
           [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     if (hot.detect) detail::check_sum_at<N>(a.s, b.s, r.s, kPrecision, site);
+    return detail::Simd4<T>::load(r.s);
   }
 
-  static SF_SLOW_PATH void mul_slow(const Stoch& a, const Stoch& b, Stoch& r) {
+  static SF_SLOW_PATH SV mul_slow(SV va, SV vb, SV vr) {
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    const Stoch a = from_vector(va), b = from_vector(vb);
+    Stoch r = from_vector(vr);
     if (detail::any_at_overflow<kLanes>(r.s))
       detail::settle_overflow<kLanes>(
           r.s, [&](int i) { return a.s[i] * b.s[i]; },
           [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
-    if (!hot.detect) return;
-    NearestScope nearest;
-    // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
-    if (a.zero_fast() && b.zero_fast() && !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
-      record_at(Kind::unstable_multiplication, site);
-    if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
+    if (hot.detect) {
+      NearestScope nearest;
+      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
+      if (a.zero_fast() && b.zero_fast() && !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
+        record_at(Kind::unstable_multiplication, site);
+      if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
+    }
+    return detail::Simd4<T>::load(r.s);
   }
 
-  static SF_SLOW_PATH void div_slow(const Stoch& a, const Stoch& b, Stoch& r) {
+  static SF_SLOW_PATH SV div_slow(SV va, SV vb, SV vr) {
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    const Stoch a = from_vector(va), b = from_vector(vb);
+    Stoch r = from_vector(vr);
     if (detail::any_at_overflow<kLanes>(r.s))
       detail::settle_overflow<kLanes>(
           r.s, [&](int i) { return a.s[i] / b.s[i]; },
           [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
-    if (!hot.detect) return;
-    NearestScope nearest;
-    if (b.zero_fast()) record_at(Kind::unstable_division, site);
-    if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
+    if (hot.detect) {
+      NearestScope nearest;
+      if (b.zero_fast()) record_at(Kind::unstable_division, site);
+      if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
+    }
+    return detail::Simd4<T>::load(r.s);
   }
 };
 

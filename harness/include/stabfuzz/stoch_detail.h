@@ -454,6 +454,28 @@ SF_ALWAYS_INLINE __m256d vexp4(__m256d x) {
   return _mm256_mul_pd(p, _mm256_castsi256_pd(bits));
 }
 
+// random_perturb for four doubles at once, branch-free: lane i uses bits 2i (move) and 2i + 1
+// (up). A lane moves one ulp toward +inf (up) or -inf unless it is 0, +-1, the largest finite
+// value, inf or NaN, as random_perturb decides lane by lane.
+SF_ALWAYS_INLINE __m256d random_perturb4(__m256d r, uint32_t bits) {
+  const __m256i one = _mm256_set1_epi64x(1);
+  const __m256i b = _mm256_srlv_epi64(_mm256_set1_epi64x(bits), _mm256_setr_epi64x(0, 2, 4, 6));
+  const __m256i move = _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(b, one));
+  const __m256i up = _mm256_and_si256(_mm256_srli_epi64(b, 1), one);
+  const __m256d ar = _mm256_andnot_pd(_mm256_set1_pd(-0.0), r);
+  const __m256d keep = _mm256_or_pd(
+      _mm256_or_pd(_mm256_cmp_pd(ar, _mm256_setzero_pd(), _CMP_EQ_OQ),
+                   _mm256_cmp_pd(ar, _mm256_set1_pd(1.0), _CMP_EQ_OQ)),
+      _mm256_cmp_pd(ar, _mm256_set1_pd(std::numeric_limits<double>::max()), _CMP_NLT_UQ));
+  // +1 on the bits moves away from zero: up for r > 0, down for r < 0; else -1.
+  const __m256i pos = _mm256_and_si256(
+      _mm256_castpd_si256(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_GT_OQ)), one);
+  const __m256i away = _mm256_xor_si256(_mm256_xor_si256(pos, up), one);  // 1: step away
+  const __m256i step = _mm256_sub_epi64(_mm256_add_epi64(away, away), one);  // +1 or -1
+  const __m256i delta = _mm256_andnot_si256(_mm256_castpd_si256(keep), _mm256_and_si256(step, move));
+  return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(r), delta));
+}
+
 // Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact
 // values of the format.
 template <class T>

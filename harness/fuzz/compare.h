@@ -16,7 +16,10 @@
 
 namespace stabfuzz::fuzz {
 
-inline constexpr const char* kEngines[] = {"property", "fuzz-error", "fuzz-coverage", "uniform"};
+// fuzz-*-uniform: the fuzzer on the uniform baseline's values (`fuzz --generator uniform`): what
+// the feedback alone climbs to, without the regimes' extreme values.
+inline constexpr const char* kEngines[] = {"property", "fuzz-error", "fuzz-coverage", "uniform",
+                                           "fuzz-error-uniform", "fuzz-coverage-uniform"};
 
 struct CompareOptions {
   std::vector<std::string> mutants;  // target ids; empty: the default set

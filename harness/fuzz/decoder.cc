@@ -86,7 +86,7 @@ std::vector<uint8_t> header_bytes(size_t dtype_index, size_t regime, uint64_t se
 }
 
 Decoded decode(const Family& family, const std::vector<DType>& dtypes, const uint8_t* data,
-               size_t size) {
+               size_t size, Base base) {
   Reader r(data, size);
   Decoded out;
   const DType d = dtypes[r.u8() % dtypes.size()];
@@ -100,6 +100,18 @@ Decoded decode(const Family& family, const std::vector<DType>& dtypes, const uin
     return out;
   }
   out.valid = true;
+  if (base == Base::uniform) {
+    SeededEntropy u(seed, campaign::hash_str(family.name) ^ 0x756e69666f726dULL);
+    for (size_t k = 0; k < out.input.args.size(); ++k)
+      for (double lo : {-1.0, 0.0}) {
+        Input cand = out.input;
+        for (auto& v : cand.args[k].values) v = round_to(d, u.uniform(lo, 1.0));
+        if (!family.validate(cand)) {
+          out.input = std::move(cand);
+          break;
+        }
+      }
+  }
   // Flattened positions over every tensor of the input.
   std::vector<double*> cells;
   for (auto& t : out.input.args)

@@ -24,6 +24,8 @@ namespace stabfuzz::fuzz {
 
 inline constexpr size_t kHeaderBytes = 10;
 inline constexpr size_t kMaxEdits = 256;
+// libFuzzer's -max_len for `stabfuzz fuzz` unless given: the header and up to ~45 f64 edits.
+inline constexpr size_t kDefaultMaxLen = 512;
 
 struct Decoded {
   Input input;
@@ -33,9 +35,14 @@ struct Decoded {
   size_t edits_applied = 0, edits_dropped = 0;
 };
 
+// Where the values come from before the edits: the regime's sample, or (the baseline that shows
+// what feedback alone can climb to) the regime's shapes and parameters with values uniform in
+// [-1, 1], or [0, 1] when the family rejects negatives, as `inject --generator uniform`.
+enum class Base { regimes, uniform };
+
 // Deterministic: the same bytes give the same input. `dtypes` must not be empty.
 Decoded decode(const Family& family, const std::vector<DType>& dtypes, const uint8_t* data,
-               size_t size);
+               size_t size, Base base = Base::regimes);
 
 // Bytes whose header selects (dtype index, regime, seed) and that carry no edits: a seed input.
 std::vector<uint8_t> header_bytes(size_t dtype_index, size_t regime, uint64_t seed);

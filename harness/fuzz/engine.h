@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/campaign/runner.h"
+#include "harness/fuzz/decoder.h"
 #include "harness/fuzz/feedback.h"
 
 namespace stabfuzz::fuzz {
@@ -28,6 +29,7 @@ struct FuzzOptions {
   uint64_t seed = 1;                  // libFuzzer's -seed and the CESTAC streams' seed
   std::string corpus_dir;             // libFuzzer's corpus (read and grown); empty: none
   Feedback feedback = Feedback::error;
+  Base base = Base::regimes;          // --generator uniform: values uniform before the edits
   std::string out_dir;
   bool keep_going = false;            // record findings up to max_findings per impl x dtype
   int64_t max_findings = 10;

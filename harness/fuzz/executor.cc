@@ -15,8 +15,8 @@ bool Execution::finding() const {
 
 Executor::Executor(const Registry& registry, const std::string& family, const std::string& impl,
                    const std::vector<DType>& dtypes, Feedback feedback, uint64_t seed,
-                   cestac::Config config)
-    : feedback_(feedback), seed_(seed), config_(config) {
+                   cestac::Config config, Base base)
+    : feedback_(feedback), base_(base), seed_(seed), config_(config) {
   family_ = registry.find_family(family);
   if (!family_) throw InputError("unknown target '" + family + "' (stabfuzz --list shows the families)");
   for (const auto& t : family_->targets) {
@@ -49,7 +49,7 @@ CestacRequest Executor::request(const Target& t, DType d) const {
 Execution Executor::run(const uint8_t* data, size_t size) const {
   Execution ex;
   begin_execution();
-  ex.decoded = decode(*family_, dtypes_, data, size);
+  ex.decoded = decode(*family_, dtypes_, data, size, base_);
   if (!ex.decoded.valid) return ex;
   const DType d = ex.decoded.input.dtype;
   for (const Target* t : targets_) {

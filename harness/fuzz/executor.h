@@ -31,7 +31,7 @@ class Executor {
   // named). Throws InputError for an unknown family or implementation, or a dtype none supports.
   Executor(const Registry& registry, const std::string& family, const std::string& impl,
            const std::vector<DType>& dtypes, Feedback feedback, uint64_t seed,
-           cestac::Config config = {});
+           cestac::Config config = {}, Base base = Base::regimes);
 
   Execution run(const uint8_t* data, size_t size) const;
 
@@ -49,6 +49,7 @@ class Executor {
   std::vector<const Target*> targets_;
   std::vector<DType> dtypes_;
   Feedback feedback_;
+  Base base_;
   uint64_t seed_;
   cestac::Config config_;
 };

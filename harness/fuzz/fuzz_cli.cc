@@ -47,6 +47,10 @@ FuzzOptions options_of(const cli::Options& o) {
     f.feedback = Feedback::coverage;
   else
     throw InputError("unknown --feedback '" + o.feedback + "' (error or coverage)");
+  if (o.generator == "uniform")
+    f.base = Base::uniform;
+  else if (o.generator != "regimes")
+    throw InputError("unknown --generator '" + o.generator + "' (regimes or uniform)");
   f.keep_going = o.keep_going;
   if (o.max_findings < 0) throw InputError("--max-findings must not be negative");
   f.max_findings = o.max_findings;

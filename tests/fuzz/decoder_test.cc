@@ -99,6 +99,23 @@ TEST(Decoder, RawBitPatternEditSetsTheValue) {
   EXPECT_EQ(d.edits_applied, 1u);
 }
 
+TEST(Decoder, UniformBaseKeepsShapesWithSmallValues) {
+  const Family* f = default_registry().find_family("softmax");
+  ASSERT_NE(f, nullptr);
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const auto b = header_bytes(0, seed % f->regimes.size(), seed);
+    const Decoded r = decode(*f, {DType::f64}, b.data(), b.size(), Base::regimes);
+    const Decoded u = decode(*f, {DType::f64}, b.data(), b.size(), Base::uniform);
+    ASSERT_TRUE(u.valid);
+    ASSERT_EQ(u.input.args.size(), r.input.args.size());
+    EXPECT_EQ(u.input.args[0].shape, r.input.args[0].shape);
+    for (double v : u.input.args[0].values) {
+      EXPECT_GE(v, -1.0);
+      EXPECT_LE(v, 1.0);
+    }
+  }
+}
+
 TEST(Decoder, FromBits) {
   EXPECT_EQ(from_bits(DType::f16, 0x3c00), 1.0);
   EXPECT_EQ(from_bits(DType::f16, 0x0001), std::ldexp(1.0, -24));

@@ -84,6 +84,26 @@ TEST(FuzzCli, MergeKeepsASmallerCorpusWithTheSameFeatures) {
   fs::remove_all(dir);
 }
 
+TEST(FuzzCli, CompareTablesEveryEngine) {
+  const std::string out = temp_dir("cmp");
+  const auto r = run_stabfuzz("fuzz-compare softmax/injected/no_max_subtract --runs 6 --time 2 --seed 1 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| softmax/injected/no_max_subtract |"), std::string::npos) << r.out;
+  const json::Value j = json::parse(slurp(out + "/compare.json"));
+  const json::Value& m = j.at("mutants").as_array().at(0);
+  for (const char* e : {"property", "fuzz-error", "fuzz-coverage", "uniform", "fuzz-error-uniform",
+                        "fuzz-coverage-uniform"}) {
+    const auto& trials = m.at("engines").at(e).at("trials").as_array();
+    ASSERT_EQ(trials.size(), 5u) << e;
+    for (const auto& t : trials) EXPECT_LE(t.at("inputs").as_number(), 6) << e;
+  }
+  // The regimes reach the overflow within 5 inputs; 6 uniform inputs in [-1, 1] never do.
+  EXPECT_FALSE(m.at("engines").at("property").at("median_inputs").is_null());
+  EXPECT_TRUE(m.at("engines").at("uniform").at("median_inputs").is_null());
+  EXPECT_TRUE(m.at("hard").as_bool());
+  fs::remove_all(fs::path(out).parent_path());
+}
+
 #endif  // STABFUZZ_HAVE_LIBFUZZER
 
 TEST(FuzzCli, BadInputIsOneErrorLine) {

@@ -57,9 +57,12 @@ json::Value hex_values(const std::vector<double>& v) {
   return a;
 }
 
+}  // namespace
+
 json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
                          const std::string& regime, const Input& in, const Verdict& v,
-                         size_t original_n, int64_t shrink_steps, const RunOptions& opts) {
+                         size_t original_n, int64_t shrink_steps, const std::string& engine,
+                         const std::string& replay) {
   json::Value j;
   j.set("target", f.name);
   j.set("impl", t.id);
@@ -67,7 +70,7 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
   j.set("dtype", dtype_name(key.dtype));
   j.set("seed", static_cast<unsigned long long>(key.seed));
   j.set("case", static_cast<long long>(key.index));
-  j.set("engine", "property");
+  j.set("engine", engine);
   j.set("regime", regime);
   j.set("detectors", v.detectors());
   j.set("severity", severity_name(v.severity()));
@@ -118,9 +121,11 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
   }
   if (const fault::Report* fr = fault::last_report(t.id))  // a fault mutant: where it struck
     j.set("fault_site", fault::describe(*fr));
-  j.set("replay", opts.replay_command ? opts.replay_command(key) : "");
+  j.set("replay", replay);
   return j;
 }
+
+namespace {
 
 // Greedy shrink: take the first simpler input that is still a finding, until none is or the
 // evaluation budget is spent.
@@ -233,6 +238,28 @@ Input make_case(const Family& family, DType d, uint64_t seed, int64_t index) {
   return case_shrinkable(family, d, seed, index).value();
 }
 
+json::Value impl_result_json(const ImplResult& r) {
+  json::Value j;
+  j.set("family", r.family);
+  j.set("impl", r.impl);
+  j.set("kind", target_kind_name(r.kind));
+  j.set("dtype", dtype_name(r.dtype));
+  j.set("inputs", static_cast<long long>(r.inputs));
+  j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
+  j.set("findings", static_cast<long long>(r.findings));
+  j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
+  j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
+  j.set("undecidable", static_cast<long long>(r.undecidable));
+  j.set("max_ulp", r.max_ulp);
+  j.set("max_error_over_tolerance", r.max_ratio);
+  j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
+  j.set("seconds", r.seconds);
+  json::Value regimes;
+  for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
+  j.set("inputs_per_regime", std::move(regimes));
+  return j;
+}
+
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
   std::vector<const Family*> families;
   if (opts.family == "all") {
@@ -332,8 +359,8 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       const Input sin = small.value();
       const Verdict sv = evaluate(*fam, t, sin, req);
       const CaseKey key{fam->name, t.id, d, opts.seed, k};
-      writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv,
-                                 in.total_size(), steps, opts));
+      writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv, in.total_size(),
+                                 steps, "property", opts.replay_command ? opts.replay_command(key) : ""));
       ++r.findings;
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -351,27 +378,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   if (opts.only_case >= 0) summary.set("case", static_cast<long long>(opts.only_case));
   summary.set("seconds", std::chrono::duration<double>(Clock::now() - start).count());
   json::Array results;
-  for (const auto& r : res.results) {
-    json::Value j;
-    j.set("family", r.family);
-    j.set("impl", r.impl);
-    j.set("kind", target_kind_name(r.kind));
-    j.set("dtype", dtype_name(r.dtype));
-    j.set("inputs", static_cast<long long>(r.inputs));
-    j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
-    j.set("findings", static_cast<long long>(r.findings));
-    j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
-    j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
-    j.set("undecidable", static_cast<long long>(r.undecidable));
-    j.set("max_ulp", r.max_ulp);
-    j.set("max_error_over_tolerance", r.max_ratio);
-    j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
-    j.set("seconds", r.seconds);
-    json::Value regimes;
-    for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
-    j.set("inputs_per_regime", std::move(regimes));
-    results.push_back(std::move(j));
-  }
+  for (const auto& r : res.results) results.push_back(impl_result_json(r));
   summary.set("results", std::move(results));
   summary.set("exit_code", res.exit_code);
   reports::write_json_atomically(res.summary_path, summary);

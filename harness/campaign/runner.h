@@ -88,6 +88,16 @@ Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
 std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
                                          const CestacRequest& req, int64_t budget);
 
+// One findings.jsonl line: the finding on `in` (after shrinking from original_n values), found by
+// `engine` ("property", "fuzz"), with the command line that replays it. Shared by every engine.
+json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
+                         const std::string& regime, const Input& in, const Verdict& v,
+                         size_t original_n, int64_t shrink_steps, const std::string& engine,
+                         const std::string& replay);
+
+// One row of summary.json's "results" (what reports::load_run reads back).
+json::Value impl_result_json(const ImplResult& r);
+
 // Runs one family, or every family when opts.family is "all". Throws InputError for an unknown
 // family or implementation, or an unsupported dtype.
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress);

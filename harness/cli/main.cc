@@ -18,6 +18,7 @@
 #include "harness/core/memory.h"
 #include "harness/corpus/replay.h"
 #include "harness/cli/options.h"
+#include "harness/fuzz/fuzz_cli.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -267,7 +268,7 @@ int run_inject(const Options& o) {
 int run_replay(const Options& o) {
   if (o.command.size() < 2) throw InputError("replay needs at least one file or directory");
   const std::vector<std::string> paths(o.command.begin() + 1, o.command.end());
-  return corpus::replay(default_registry(), paths, std::cout);
+  return corpus::replay(default_registry(), paths, std::cout, o.junit);
 }
 
 int run(const Options& o) {
@@ -346,7 +347,12 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   stabfuzz::keep_freed_memory();
   try {
-    return stabfuzz::cli::run(stabfuzz::cli::parse(argc, argv));
+    if (auto code = stabfuzz::fuzz::libfuzzer_child(argc, argv, stabfuzz::cli::print_table)) return *code;
+    const stabfuzz::cli::Options o = stabfuzz::cli::parse(argc, argv);
+    if (!o.command.empty() && o.command[0] == "fuzz")
+      return stabfuzz::fuzz::command(o, argc, argv, stabfuzz::cli::print_table);
+    if (!o.command.empty() && o.command[0] == "fuzz-compare") return stabfuzz::fuzz::compare_command(o);
+    return stabfuzz::cli::run(o);
   } catch (const stabfuzz::InputError& e) {
     std::cerr << "stabfuzz: error: " << e.what() << "\n";
     return 2;

@@ -2,12 +2,16 @@
 #include "harness/corpus/replay.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
 #include "harness/campaign/runner.h"
+#include "reports/junit.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::corpus {
@@ -78,24 +82,74 @@ std::vector<std::string> collect(const std::vector<std::string>& paths) {
   return files;
 }
 
-int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out) {
+std::string render_replay_junit(const std::vector<JunitCase>& cases) {
+  int failures = 0, errors = 0;
+  double total = 0;
+  for (const auto& c : cases) {
+    failures += !c.ok && !c.malformed;
+    errors += c.malformed;
+    total += c.seconds;
+  }
+  std::ostringstream os;
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+     << "<testsuites name=\"stabfuzz replay\" tests=\"" << cases.size() << "\" failures=\"" << failures
+     << "\" errors=\"" << errors << "\" time=\"" << total << "\">\n"
+     << "  <testsuite name=\"replay\" tests=\"" << cases.size() << "\" failures=\"" << failures
+     << "\" errors=\"" << errors << "\" time=\"" << total << "\">\n";
+  for (const auto& c : cases) {
+    os << "    <testcase classname=\"" << reports::xml_escape(c.impl.empty() ? "corpus" : c.impl + "." + c.dtype)
+       << "\" name=\"" << reports::xml_escape(c.path) << "\" time=\"" << c.seconds << "\"";
+    if (c.ok) {
+      os << "/>\n";
+      continue;
+    }
+    os << ">\n      <" << (c.malformed ? "error" : "failure") << " message=\"" << reports::xml_escape(c.message)
+       << "\"/>\n    </testcase>\n";
+  }
+  os << "  </testsuite>\n</testsuites>\n";
+  return os.str();
+}
+
+int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out,
+           const std::string& junit_path) {
   const std::vector<std::string> files = collect(paths);
   if (files.empty()) throw InputError("no corpus files (*.txt) under the given paths");
   int passed = 0, failed = 0, malformed = 0;
+  std::vector<JunitCase> cases;
   for (const auto& f : files) {
+    const auto t0 = std::chrono::steady_clock::now();
+    JunitCase c;
+    c.path = f;
     try {
       const Entry e = read_file(f);
+      c.impl = e.impl;
+      c.dtype = std::string(dtype_name(e.input.dtype));
       const ReplayOutcome o = check(registry, e, f);
       out << (o.ok ? "ok    " : "FAIL  ") << f << ": " << e.impl << " " << dtype_name(e.input.dtype)
           << ", expect " << expect_name(e.expect) << ": " << o.message << "\n";
       (o.ok ? passed : failed)++;
+      c.ok = o.ok;
+      c.message = o.message;
     } catch (const InputError& err) {
       out << "ERROR " << err.what() << " (skipped)\n";
       ++malformed;
+      c.malformed = true;
+      c.message = err.what();
     }
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cases.push_back(std::move(c));
   }
   out << "replay: " << files.size() << " files, " << passed << " ok, " << failed << " failed, "
       << malformed << " malformed\n";
+  if (!junit_path.empty()) {
+    const std::string tmp = junit_path + ".tmp";
+    std::ofstream j(tmp);
+    j << render_replay_junit(cases);
+    j.close();
+    if (!j || std::rename(tmp.c_str(), junit_path.c_str()) != 0)
+      throw InputError("cannot write " + junit_path);
+    out << "junit: " << junit_path << "\n";
+  }
   return failed + malformed > 0 ? 1 : 0;
 }
 

@@ -27,6 +27,17 @@ std::vector<std::string> collect(const std::vector<std::string>& paths);
 
 // Replays every file, printing one line per file and a total; malformed files are reported with
 // file:line and skipped. Returns 0 when every expectation holds and no file is malformed, else 1.
-int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out);
+// With `junit_path`, also writes JUnit XML there: one testcase per file, a failed expectation as
+// <failure>, a malformed file as <error>.
+int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out,
+           const std::string& junit_path = "");
+
+// The JUnit XML of replay outcomes (`malformed`: message is the parse error).
+struct JunitCase {
+  std::string path, impl, dtype, message;
+  bool ok = false, malformed = false;
+  double seconds = 0;
+};
+std::string render_replay_junit(const std::vector<JunitCase>& cases);
 
 }  // namespace stabfuzz::corpus

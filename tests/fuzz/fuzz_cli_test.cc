@@ -1,0 +1,189 @@
+// `stabfuzz fuzz` through the binary (libFuzzer is process-global): findings that replay, merge,
+// clear errors; and `stabfuzz replay --junit`.
+#include <expat.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "reports/json.h"
+#include "tests/support/run_binary.h"
+
+namespace stabfuzz {
+namespace {
+
+using testing::count_lines;
+using testing::run_stabfuzz;
+using testing::slurp;
+using testing::temp_dir;
+namespace fs = std::filesystem;
+
+[[maybe_unused]] size_t files_in(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) n += e.is_regular_file();
+  return n;
+}
+
+#ifdef STABFUZZ_HAVE_LIBFUZZER
+
+TEST(FuzzCli, FindsTheSoftmaxMutantWithAReplayableInput) {
+  const std::string out = temp_dir("fuzz");
+  const auto r = run_stabfuzz("fuzz --target softmax --impl softmax/injected/no_max_subtract --time 60 "
+                              "--seed 3 --quiet --out " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("detected (planted)"), std::string::npos) << r.out;
+  const std::string findings = slurp(out + "/findings.jsonl");
+  ASSERT_EQ(count_lines(findings), 1) << findings;  // stops at the first finding
+  const json::Value f = json::parse(findings.substr(0, findings.find('\n')));
+  EXPECT_EQ(f.at("engine").as_string(), "fuzz");
+  EXPECT_EQ(f.at("impl").as_string(), "softmax/injected/no_max_subtract");
+  const std::string replay = f.at("replay").as_string();
+  ASSERT_EQ(replay.rfind("stabfuzz replay ", 0), 0u) << replay;
+  // The replay line reproduces the finding: the crash file is still detected.
+  const auto rr = run_stabfuzz(replay.substr(std::string("stabfuzz ").size()));
+  EXPECT_EQ(rr.code, 0) << rr.out << rr.err;
+  EXPECT_NE(rr.out.find("ok    "), std::string::npos) << rr.out;
+  EXPECT_NE(rr.out.find("detected ("), std::string::npos) << rr.out;
+  const json::Value s = json::parse(slurp(out + "/summary.json"));
+  EXPECT_EQ(s.at("engine").as_string(), "fuzz");
+  EXPECT_GE(s.at("first_finding_execution").as_number(), 1);
+  fs::remove_all(fs::path(out).parent_path());
+}
+
+TEST(FuzzCli, SameSeedSameFirstFinding) {
+  const std::string a = temp_dir("a"), b = temp_dir("b");
+  const std::string cmd = "fuzz --target softmax --impl softmax/injected/no_max_subtract --dtype f32 "
+                          "--runs 5000 --seed 9 --quiet --out ";
+  ASSERT_EQ(run_stabfuzz(cmd + a).code, 0);
+  ASSERT_EQ(run_stabfuzz(cmd + b).code, 0);
+  const json::Value sa = json::parse(slurp(a + "/summary.json")), sb = json::parse(slurp(b + "/summary.json"));
+  EXPECT_EQ(sa.at("first_finding_execution").as_number(), sb.at("first_finding_execution").as_number());
+  EXPECT_GE(sa.at("first_finding_execution").as_number(), 1);
+  fs::remove_all(fs::path(a).parent_path());
+  fs::remove_all(fs::path(b).parent_path());
+}
+
+TEST(FuzzCli, MergeKeepsASmallerCorpusWithTheSameFeatures) {
+  const std::string dir = temp_dir("");
+  const std::string grown = dir + "/grown", merged = dir + "/merged";
+  // Grow a corpus on the stable target (no finding expected, so it runs all executions).
+  const auto g = run_stabfuzz("fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --runs 400 "
+                              "--seed 2 --quiet --corpus " + grown + " --out " + dir + "/run");
+  ASSERT_EQ(g.code, 0) << g.err;
+  const size_t before = files_in(grown);
+  ASSERT_GT(before, 3u);
+  fs::create_directories(merged);
+  const auto m = run_stabfuzz("fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 2 -- "
+                              "-merge=1 " + merged + " " + grown);
+  ASSERT_EQ(m.code, 0) << m.err;
+  const size_t after = files_in(merged);
+  EXPECT_GT(after, 0u);
+  EXPECT_LE(after, before);
+  EXPECT_NE(m.err.find("MERGE-OUTER"), std::string::npos) << m.err;
+  fs::remove_all(dir);
+}
+
+TEST(FuzzCli, CompareTablesEveryEngine) {
+  const std::string out = temp_dir("cmp");
+  const auto r = run_stabfuzz("fuzz-compare softmax/injected/no_max_subtract --runs 6 --time 2 --seed 1 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| softmax/injected/no_max_subtract |"), std::string::npos) << r.out;
+  const json::Value j = json::parse(slurp(out + "/compare.json"));
+  const json::Value& m = j.at("mutants").as_array().at(0);
+  for (const char* e : {"property", "fuzz-error", "fuzz-coverage", "uniform", "fuzz-error-uniform",
+                        "fuzz-coverage-uniform"}) {
+    const auto& trials = m.at("engines").at(e).at("trials").as_array();
+    ASSERT_EQ(trials.size(), 5u) << e;
+    for (const auto& t : trials) EXPECT_LE(t.at("inputs").as_number(), 6) << e;
+  }
+  // The regimes reach the overflow within 5 inputs; 6 uniform inputs in [-1, 1] never do.
+  EXPECT_FALSE(m.at("engines").at("property").at("median_inputs").is_null());
+  EXPECT_TRUE(m.at("engines").at("uniform").at("median_inputs").is_null());
+  EXPECT_TRUE(m.at("hard").as_bool());
+  fs::remove_all(fs::path(out).parent_path());
+}
+
+#endif  // STABFUZZ_HAVE_LIBFUZZER
+
+TEST(FuzzCli, BadInputIsOneErrorLine) {
+  for (const char* args : {"fuzz --target nosuch --runs 10", "fuzz --target softmax --impl softmax/nosuch --runs 10",
+                           "fuzz --target softmax --dtype f8 --runs 10",
+                           "fuzz --target softmax --feedback magic --runs 10", "fuzz --target softmax",
+                           "fuzz --target softmax --runs 10 stray"}) {
+    const auto r = run_stabfuzz(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("stabfuzz: error: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
+  }
+}
+
+struct Xml {
+  bool ok = false;
+  std::map<std::string, int> elements;
+  std::vector<std::map<std::string, std::string>> cases;
+  std::string tests, failures, errors;
+};
+
+Xml parse_xml(const std::string& xml) {
+  Xml p;
+  XML_Parser parser = XML_ParserCreate("UTF-8");
+  XML_SetUserData(parser, &p);
+  XML_SetElementHandler(
+      parser,
+      [](void* ud, const XML_Char* name, const XML_Char** attrs) {
+        auto* p = static_cast<Xml*>(ud);
+        const std::string n = name;
+        ++p->elements[n];
+        std::map<std::string, std::string> a;
+        for (int i = 0; attrs[i]; i += 2) a[attrs[i]] = attrs[i + 1];
+        if (n == "testsuites") {
+          p->tests = a["tests"];
+          p->failures = a["failures"];
+          p->errors = a["errors"];
+        }
+        if (n == "testcase") p->cases.push_back(a);
+      },
+      [](void*, const XML_Char*) {});
+  p.ok = XML_Parse(parser, xml.data(), static_cast<int>(xml.size()), 1) == XML_STATUS_OK;
+  XML_ParserFree(parser);
+  return p;
+}
+
+TEST(ReplayJunit, OneTestcasePerFileWithFailuresAndErrors) {
+  const std::string dir = temp_dir("");
+  const std::string src = std::string(STABFUZZ_SOURCE_DIR) + "/corpora/softmax/regression/";
+  fs::copy_file(src + "injected-no_max_subtract-f64.txt", dir + "/detected.txt");
+  fs::copy_file(src + "cpu-stable-f64.txt", dir + "/stable.txt");
+  // The stable target's input, now claimed to be detected: a failed expectation.
+  std::string text = slurp(src + "cpu-stable-f64.txt");
+  text.replace(text.find("expect: stable"), 14, "expect: detected");
+  std::ofstream(dir + "/wrong.txt") << text;
+  std::ofstream(dir + "/broken.txt") << "family: softmax\nimpl: softmax/cpu/stable\nbogus line\n";
+  const std::string junit = dir + "/out.xml";
+  const auto r = run_stabfuzz("replay " + dir + " --junit " + junit);
+  EXPECT_EQ(r.code, 1) << r.out;
+  Xml x = parse_xml(slurp(junit));
+  ASSERT_TRUE(x.ok) << slurp(junit);
+  EXPECT_EQ(x.tests, "4");
+  EXPECT_EQ(x.failures, "1");
+  EXPECT_EQ(x.errors, "1");
+  EXPECT_EQ(x.elements["testcase"], 4);
+  EXPECT_EQ(x.elements["failure"], 1);
+  EXPECT_EQ(x.elements["error"], 1);
+  std::map<std::string, std::string> classes;
+  for (auto& c : x.cases) classes[fs::path(c["name"]).filename().string()] = c["classname"];
+  EXPECT_EQ(classes["detected.txt"], "softmax/injected/no_max_subtract.f64");
+  // All good: exit 0, no failure elements.
+  fs::remove(dir + "/wrong.txt");
+  fs::remove(dir + "/broken.txt");
+  const auto ok = run_stabfuzz("replay " + dir + " --junit " + junit);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  Xml y = parse_xml(slurp(junit));
+  EXPECT_EQ(y.tests, "2");
+  EXPECT_EQ(y.elements["failure"] + y.elements["error"], 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stabfuzz

@@ -3,8 +3,9 @@
 // forward and backward passes and the losses (cross-entropy, its planted naive form, MSE).
 //
 // Both models are layer1 (dense or 3x3 convolution) -> tanh -> fc2 -> loss, so they share every
-// operation after layer1. Each operation reports its output to the Trace with its condition
-// number, so that digits lost to conditioning are not blamed on the operation.
+// operation after layer1. Each operation reports its output to the Trace with the error its
+// inputs' errors explain through its conditioning, so that digits lost to conditioning (or already
+// lost upstream) are not blamed on the operation.
 #pragma once
 
 #include <cmath>

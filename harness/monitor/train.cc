@@ -110,7 +110,8 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
     tr.begin_step(step);
     StepRecord rec;
     rec.step = step;
-    if (cfg.sharpness_every > 0 && step % cfg.sharpness_every == 0) rec.lambda = sharp_now(step);
+    if (cfg.sharpness_every > 0 && (step % cfg.sharpness_every == 0 || step == cfg.steps - 1))
+      rec.lambda = sharp_now(step);
     const T* x = xfull.data();
     const int* y = train.y.data();
     if (!full) {
@@ -176,14 +177,6 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
       res.diverged_at = step;
       break;
     }
-  }
-  if (cfg.sharpness_every > 0 && res.diverged_at < 0) {
-    StepRecord last;
-    last.step = cfg.steps;
-    last.lambda = sharp_now(cfg.steps);
-    (void)last;
-    // The sharpness after the last update (no step of its own: stored with the last step).
-    if (std::isnan(res.steps.back().lambda)) res.steps.back().lambda = last.lambda;
   }
   if constexpr (kStoch) {
     cestac::NearestScope nearest;

@@ -27,7 +27,7 @@ struct TrainConfig {
   int64_t batch = 0;       // 0: full batch (gradient descent)
   uint64_t seed = 1;       // initialisation, batches and CESTAC rounding
   uint64_t init_seed = 0;  // 0: the seed
-  int64_t sharpness_every = 0;  // 0: never; else every M steps and after the last
+  int64_t sharpness_every = 0;  // 0: never; else every M steps and at the last step
   int sharpness_iters = 20;
   double delta = 2;        // digits an operation may lose beyond its conditioning
   int cancel_digits = cestac::kDefaultCancelDigits;

@@ -19,6 +19,7 @@
 #include "harness/corpus/replay.h"
 #include "harness/cli/options.h"
 #include "harness/fuzz/fuzz_cli.h"
+#include "harness/monitor/command.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -285,6 +286,7 @@ int run(const Options& o) {
   if (!o.command.empty() && o.command[0] == "report") return run_report(o);
   if (!o.command.empty() && o.command[0] == "inject") return run_inject(o);
   if (!o.command.empty() && o.command[0] == "replay") return run_replay(o);
+  if (!o.command.empty() && o.command[0] == "monitor") return monitor::run_monitor(o);
   if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
   if (o.list) {
     if (!o.json.empty()) {

@@ -163,11 +163,16 @@ struct CosineSimilarityStable {
     if (eps == T(0)) return {c};  // f16 holds eps = 1e-8 as 0: no kink
     T rho;
     if (a.input->dtype == DType::f16) {
-      // f16 spans 2^-24..2^16: 2^54 overflows, and lo / eps can too while rho < 1. Both factors
-      // divided by sqrt(eps) >= 2^-12: a quotient overflows only when rho >= 1 anyway (the other
-      // is >= 2^-24 / sqrt(eps) > 0), and underflows only for subnormal rows.
+      // f16 spans 2^-24..2^16: 2^54 overflows, and lo / eps can too while rho < 1. rho =
+      // ((hi (lo / r)) / r) nn with r = sqrt(eps), and the two tests that decide rho >= 1 come
+      // before any quotient that could overflow: an intermediate that rounds to inf in some
+      // samples and to 65504 in others would otherwise make CESTAC report a divergence in a
+      // value the result does not use (rho >= 1 gives c).
       const T r = sqrt(eps);
-      rho = ((hi / r) * (lo / r)) * nn;
+      if (lo >= r) return {c};      // rho >= nn >= 1
+      const T t = hi * (lo / r);    // lo / r < 1: no overflow
+      if (t >= r / nn) return {c};  // rho >= 1
+      rho = (t / r) * nn;           // < 1
     } else {
       const T big = T(0x1p54);
       const bool small = lo < T(1);

@@ -27,10 +27,17 @@ po::options_description describe(Options* o) {
           ->implicit_value(implicit)                                                   \
           ->value_name(value_label),                                                   \
       help);
+#define STABFUZZ_LIST(member, name, value_label, help)                                     \
+  add(name,                                                                            \
+      po::value<std::vector<std::string>>(o ? &o->member : nullptr)                    \
+          ->composing()                                                                \
+          ->value_name(value_label),                                                   \
+      help);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
 #undef STABFUZZ_OPTIONAL
+#undef STABFUZZ_LIST
   return desc;
 }
 
@@ -66,7 +73,8 @@ std::string help_text() {
         "  stabfuzz --list\n"
         "  stabfuzz inject [--family F|all] --budget-s S [--seed S] [--generator regimes|uniform]\n"
         "           [--json PATH] [--save-corpus DIR]\n"
-        "  stabfuzz replay PATH...   (corpus files or directories; exit 1 if one fails)\n\n"
+        "  stabfuzz replay PATH...   (corpus files or directories; exit 1 if one fails)\n"
+        "  stabfuzz --plugin LIB.so --target FAMILY ...   (your targets, README \"Plugins\")\n\n"
         "Each implementation runs on generated inputs from the family's value regimes, natively and\n"
         "under CESTAC stochastic arithmetic, and is judged against an MPFR oracle: a finding means it\n"
         "lost more accuracy than the problem's condition number explains.\n\n"
@@ -85,10 +93,12 @@ std::string command_line(const std::vector<std::pair<std::string, std::string>>&
 #define STABFUZZ_FLAG(member, type, name, def, value_label, help) emit(name);
 #define STABFUZZ_SWITCH(member, name, help) emit(name);
 #define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help) emit(name);
+#define STABFUZZ_LIST(member, name, value_label, help) emit(name);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
 #undef STABFUZZ_OPTIONAL
+#undef STABFUZZ_LIST
   return out;
 }
 

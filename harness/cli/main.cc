@@ -54,6 +54,7 @@ json::Value list_json() {
       for (DType d : t.dtypes) dts.emplace_back(dtype_name(d));
       jt.set("dtypes", std::move(dts));
       jt.set("cestac", static_cast<bool>(t.cestac));
+      if (t.isolated) jt.set("isolated", true);  // runs in a child process (plugins)
       jt.set("description", t.description);
       if (t.injection) {
         jt.set("plants", t.injection->plants);

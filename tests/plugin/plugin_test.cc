@@ -170,9 +170,15 @@ TEST_F(Plugin, CorpusReplayOfAPluginTarget) {
                                         "expect: stable\ntensor 3\n0x1p+0 0x1p+1 -0x1p+2\n";
   std::ofstream(dir + "/fast.txt") << "family: softmax\nimpl: softmax/mylib/fast\ndtype: f32\n"
                                       "expect: detected\ntensor 2\n0x1.8p+7 0x1p+0\n";
+  {  // a row past the scratch buffer crashes the child: the crash is the detection
+    std::ofstream crash(dir + "/crash.txt");
+    crash << "family: softmax\nimpl: softmax/mylib/scratch\ndtype: f64\nexpect: detected\ntensor 1100\n";
+    for (int i = 0; i < 1100; ++i) crash << "0x1p-" << (i % 7) << "\n";
+  }
   const auto o = run_stabfuzz("replay " + plugin() + " " + dir);
   EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("2 ok, 0 failed, 0 malformed"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("3 ok, 0 failed, 0 malformed"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("detected (crash: "), std::string::npos) << o.out;
   // Without the plugin the file names an unknown implementation.
   EXPECT_EQ(run_stabfuzz("replay " + dir).code, 1);
 }

@@ -112,6 +112,7 @@ void findings_table(std::ostream& os, const RunData& run) {
     std::string sites;
     for (const auto& s : f->instabilities)
       sites += escape(s.site) + " " + escape(s.kind) + " &times;" + std::to_string(s.count) + "<br>";
+    if (!f->failure.empty()) sites = escape(f->failure + ": " + f->failure_detail);  // no output to judge
     const Suggestion sug = suggest(*f);
     os << "<tr>" << ncell(++k) << tcell(f->impl) << tcell(f->dtype) << "<td data-v=\"" << f->severity_rank()
        << "\">" << escape(f->severity) << "</td>" << tcell(f->regime) << ncell(f->max_ulp)

@@ -67,6 +67,10 @@ std::string render_junit(const RunData& run) {
         os << "      <failure type=\"" << (r->injected() ? "undetected" : "numerical-instability")
            << "\" message=\"" << xml_escape(message) << "\">";
         for (const Finding* f : mine)
+          if (!f->failure.empty())  // a crash, timeout or exception of an isolated target
+            os << xml_escape(f->failure + ": " + f->failure_detail + ", regime " + f->regime +
+                             "\n  replay: " + f->replay + "\n");
+          else
           os << xml_escape(f->severity + ": ULP error " + num(f->max_ulp) + ", cond " + num(f->cond) +
                            (f->has_cestac ? ", CESTAC digits " + num(f->digits, 2) : "") +
                            ", regime " + f->regime + "\n  replay: " + f->replay + "\n");

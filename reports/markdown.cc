@@ -34,6 +34,12 @@ void write_finding(std::ostream& os, int index, const Finding& f) {
   os << "#### " << index << ". " << f.dtype << ", " << f.severity << ": case " << f.case_index
      << ", regime `" << f.regime << "`\n\n";
   os << "- replay: `" << f.replay << "`\n";
+  if (!f.failure.empty()) {  // a crash, hang or exception: no output, so no error to quote
+    os << "- **" << f.failure << "**: " << f.failure_detail << "\n";
+    os << "- input: n = " << f.n << " (as run, not shrunk), max |x| = " << num(f.magnitude)
+       << "; the exact values are the hex floats of findings.jsonl line " << f.line << "\n\n";
+    return;
+  }
   os << "- computed `" << f.computed << "` (" << num(f.computed_dec, 9) << "), exact `" << f.exact << "` ("
      << num(f.exact_dec, 9) << ") at output " << f.worst_index << (f.nonfinite ? " — non-finite output" : "")
      << "\n";

@@ -152,6 +152,8 @@ Finding parse_finding(const json::Value& v) {
   f.fails_where = str(v, "fails_where");
   f.suggested_fix = str(v, "suggested_fix");
   if (f.suggested_fix.empty()) f.suggested_fix = str(v, "fix");
+  f.failure = str(v, "failure");
+  f.failure_detail = str(v, "failure_detail");
   return f;
 }
 

@@ -37,6 +37,9 @@ struct Finding {
   std::vector<double> input;            // every input value, all arguments joined
   double magnitude = 0;                 // max |x| over the finite input values
   std::string plants, fails_where, suggested_fix;  // injected targets only
+  // Isolated targets: "crash", "timeout" or "exception" when the call left no output to judge
+  // (then the numerical fields stay 0), and how it ended ("signal SIGSEGV (...)").
+  std::string failure, failure_detail;
 
   double digits_lost() const;           // expected - digits, >= 0; 0 without CESTAC
   int severity_rank() const;            // critical 3, major 2, minor 1, else 0

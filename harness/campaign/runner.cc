@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
+#include "harness/campaign/isolate.h"
 #include "harness/gen/input_gen.h"
 #include "injectors/fault_plan.h"
 #include "reports/findings.h"
@@ -126,12 +128,49 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
 }
 
 namespace {
+// A crash, timeout or exception: no verdict, the exact input and the replay line (not shrunk:
+// each shrink step could cost a timeout).
+json::Value failure_json(const Family& f, const Target& t, const CaseKey& key, const std::string& regime,
+                         const Input& in, const Outcome& o, const RunOptions& opts) {
+  json::Value j;
+  j.set("target", f.name);
+  j.set("impl", t.id);
+  j.set("kind", target_kind_name(t.kind));
+  j.set("dtype", dtype_name(key.dtype));
+  j.set("seed", static_cast<unsigned long long>(key.seed));
+  j.set("case", static_cast<long long>(key.index));
+  j.set("engine", "property");
+  j.set("regime", regime);
+  j.set("detectors", failure_name(o.failure));
+  j.set("severity", severity_name(Severity::critical));
+  j.set("failure", failure_name(o.failure));
+  j.set("failure_detail", o.detail);
+  j.set("n", static_cast<unsigned long>(in.total_size()));
+  j.set("original_n", static_cast<unsigned long>(in.total_size()));
+  j.set("shrink_steps", 0LL);
+  json::Array args;
+  for (const auto& a : in.args) {
+    json::Value arg;
+    json::Array shape;
+    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
+    arg.set("shape", std::move(shape));
+    arg.set("values", hex_values(a.values));
+    args.push_back(std::move(arg));
+  }
+  j.set("input", std::move(args));
+  if (!in.params.empty()) {
+    json::Value params;
+    for (const auto& [k, v] : in.params) params.set(k, v);
+    j.set("params", std::move(params));
+  }
+  j.set("replay", opts.replay_command ? opts.replay_command(key) : "");
+  return j;
+}
 
 // Greedy shrink: take the first simpler input that is still a finding, until none is or the
 // evaluation budget is spent.
-std::pair<rc::Shrinkable<Input>, int64_t> shrink(const Family& f, const Target& t,
-                                                  rc::Shrinkable<Input> cur, const CestacRequest& req,
-                                                  int64_t budget) {
+std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
+                                                  rc::Shrinkable<Input> cur, int64_t budget) {
   int64_t steps = 0, evals = 0;
   bool progress = true;
   while (progress && evals < budget) {
@@ -140,7 +179,7 @@ std::pair<rc::Shrinkable<Input>, int64_t> shrink(const Family& f, const Target& 
     while (auto child = seq.next()) {
       if (++evals > budget) break;
       const Input cand = child->value();
-      if (evaluate(f, t, cand, req).finding()) {
+      if (fails(cand)) {
         cur = std::move(*child);
         ++steps;
         progress = true;
@@ -230,7 +269,8 @@ std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& tar
                                          const CestacRequest& req, int64_t budget) {
   const Family* fam = &family;
   auto sh = rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
-  auto [small, steps] = shrink(family, target, std::move(sh), req, budget);
+  auto fails = [&](const Input& x) { return evaluate(family, target, x, req).finding(); };
+  auto [small, steps] = shrink(fails, std::move(sh), budget);
   return {small.value(), steps};
 }
 
@@ -328,6 +368,9 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     const double share = opts.budget_s > 0
         ? (opts.budget_s - std::chrono::duration<double>(t0 - start).count()) / double(work.size() - w)
         : 0;
+    // Isolated targets run in a fork server of their own for this pair.
+    std::optional<Isolator> iso;
+    if (t.isolated) iso.emplace(t, opts.timeout_ms);
     const int64_t first = opts.only_case >= 0 ? opts.only_case : 0;
     const int64_t last = opts.only_case >= 0 ? opts.only_case + 1
                                              : (opts.runs > 0 ? opts.runs : INT64_MAX);
@@ -343,9 +386,20 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
         throw std::logic_error("regime '" + case_regime(*fam, k).name + "' of " + fam->name +
                                " generated an invalid " + std::string(dtype_name(d)) + " input: " + *bad);
       const CestacRequest req = cestac_request(t, d, opts.seed, k, opts.cestac);
-      const Verdict v = evaluate(*fam, t, in, req);
+      const Outcome o = evaluate_outcome(*fam, t, in, req, iso ? &*iso : nullptr);
+      const Verdict& v = o.verdict;
       ++r.inputs;
       ++r.regime_inputs[case_regime(*fam, k).name];
+      if (o.failure != Failure::none) {  // nothing to judge: the input itself is the finding
+        ++r.failing_inputs;
+        ++(o.failure == Failure::crash ? r.crashes
+                                       : o.failure == Failure::timeout ? r.timeouts : r.exceptions);
+        if (r.findings >= opts.max_findings) continue;
+        const CaseKey key{fam->name, t.id, d, opts.seed, k};
+        writer.append(failure_json(*fam, t, key, case_regime(*fam, k).name, in, o, opts));
+        ++r.findings;
+        continue;
+      }
       if (v.undecidable) ++r.undecidable;
       r.max_ulp = std::max(r.max_ulp, v.max_ulp);
       r.max_ratio = std::max(r.max_ratio, v.max_ratio);
@@ -355,9 +409,15 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       r.oracle_detections += v.oracle_fired;
       r.cestac_detections += v.cestac_fired;
       if (r.findings >= opts.max_findings) continue;
-      auto [small, steps] = shrink(*fam, t, sh, req, opts.shrink_evals);
+      // A candidate that crashes or hangs while shrinking is not the numerical failure shrunk.
+      auto fails = [&](const Input& x) {
+        const Outcome c = evaluate_outcome(*fam, t, x, req, iso ? &*iso : nullptr);
+        return c.failure == Failure::none && c.verdict.finding();
+      };
+      auto [small, steps] = shrink(fails, sh, opts.shrink_evals);
       const Input sin = small.value();
-      const Verdict sv = evaluate(*fam, t, sin, req);
+      const Outcome so = evaluate_outcome(*fam, t, sin, req, iso ? &*iso : nullptr);
+      const Verdict sv = so.failure == Failure::none ? so.verdict : v;
       const CaseKey key{fam->name, t.id, d, opts.seed, k};
       writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv, in.total_size(),
                                  steps, "property", opts.replay_command ? opts.replay_command(key) : ""));
@@ -367,7 +427,11 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     status.finish_pair(r);
     progress << "  " << t.id << " " << dtype_name(d) << ": " << r.inputs << " inputs, "
              << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
-             << static_cast<int>(r.seconds * 10) / 10.0 << " s)" << std::endl;
+             << static_cast<int>(r.seconds * 10) / 10.0 << " s)";
+    if (r.crashes + r.timeouts + r.exceptions > 0)
+      progress << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
+               << " threw";
+    progress << std::endl;
     if (r.findings > 0 && t.kind != TargetKind::injected) res.exit_code = 1;
     res.results.push_back(r);
   }
@@ -379,6 +443,30 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   summary.set("seconds", std::chrono::duration<double>(Clock::now() - start).count());
   json::Array results;
   for (const auto& r : res.results) results.push_back(impl_result_json(r));
+  for (const auto& r : res.results) {
+    json::Value j;
+    j.set("family", r.family);
+    j.set("impl", r.impl);
+    j.set("kind", target_kind_name(r.kind));
+    j.set("dtype", dtype_name(r.dtype));
+    j.set("inputs", static_cast<long long>(r.inputs));
+    j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
+    j.set("findings", static_cast<long long>(r.findings));
+    j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
+    j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
+    j.set("crashes", static_cast<long long>(r.crashes));
+    j.set("timeouts", static_cast<long long>(r.timeouts));
+    j.set("exceptions", static_cast<long long>(r.exceptions));
+    j.set("undecidable", static_cast<long long>(r.undecidable));
+    j.set("max_ulp", r.max_ulp);
+    j.set("max_error_over_tolerance", r.max_ratio);
+    j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
+    j.set("seconds", r.seconds);
+    json::Value regimes;
+    for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
+    j.set("inputs_per_regime", std::move(regimes));
+    results.push_back(std::move(j));
+  }
   summary.set("results", std::move(results));
   summary.set("exit_code", res.exit_code);
   reports::write_json_atomically(res.summary_path, summary);

@@ -35,6 +35,7 @@ struct RunOptions {
   int64_t only_case = -1;      // >= 0: run just this input index (replay)
   int64_t max_findings = 0;    // findings recorded per implementation x dtype
   int64_t shrink_evals = 0;    // verdict evaluations one shrink may spend
+  int64_t timeout_ms = 0;      // isolated targets: per input; <= 0: no limit
   cestac::Config cestac;       // cancellation threshold, detection on/off
   std::string out_dir;
   bool progress_tty = false;   // progress goes to a terminal: one refreshing status line
@@ -55,6 +56,9 @@ struct ImplResult {
   int64_t undecidable = 0;
   int64_t oracle_detections = 0;
   int64_t cestac_detections = 0;
+  int64_t crashes = 0;     // isolated targets: inputs that killed the child (a signal, an exit)
+  int64_t timeouts = 0;    // ... that ran past --timeout-ms
+  int64_t exceptions = 0;  // ... on which the target threw instead of answering
   double max_ulp = 0;
   double max_ratio = 0;
   double min_digits = 0;

@@ -17,6 +17,7 @@
 #include "harness/campaign/runner.h"
 #include "harness/core/memory.h"
 #include "harness/corpus/replay.h"
+#include "harness/plugin/loader.h"
 #include "harness/cli/options.h"
 #include "harness/fuzz/fuzz_cli.h"
 #include "harness/monitor/command.h"
@@ -56,6 +57,7 @@ json::Value list_json() {
       for (DType d : t.dtypes) dts.emplace_back(dtype_name(d));
       jt.set("dtypes", std::move(dts));
       jt.set("cestac", static_cast<bool>(t.cestac));
+      if (t.isolated) jt.set("isolated", true);  // runs in a child process (plugins)
       jt.set("description", t.description);
       if (t.injection) {
         jt.set("plants", t.injection->plants);
@@ -154,6 +156,9 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
       verdict = r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
     else
       verdict = r.failing_inputs ? "UNSTABLE" : "ok";
+    if (r.crashes + r.timeouts + r.exceptions > 0)  // isolated targets: how they failed
+      verdict += " (" + std::to_string(r.crashes) + " crashed, " + std::to_string(r.timeouts) +
+                 " timed out, " + std::to_string(r.exceptions) + " threw)";
     os << std::left << std::setw(36) << r.impl << std::setw(10) << target_kind_name(r.kind)
        << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(7) << r.inputs
        << std::setw(9) << r.failing_inputs << std::setw(10) << r.findings << std::setw(11)
@@ -269,7 +274,24 @@ int run_inject(const Options& o) {
 int run_replay(const Options& o) {
   if (o.command.size() < 2) throw InputError("replay needs at least one file or directory");
   const std::vector<std::string> paths(o.command.begin() + 1, o.command.end());
-  return corpus::replay(default_registry(), paths, std::cout, o.junit);
+  return corpus::replay(default_registry(), paths, std::cout, o.junit, o.timeout_ms);
+}
+
+// --plugin LIB.so...: their targets join the registry before anything reads it.
+void load_plugins(const Options& o) {
+  for (const auto& p : o.plugin) plugin::load(mutable_default_registry(), p);
+}
+
+// The plugins as a replay line names them: absolute paths, so the line works from any directory.
+std::vector<std::pair<std::string, std::string>> plugin_flags(const Options& o) {
+  std::vector<std::pair<std::string, std::string>> flags;
+  for (const auto& p : o.plugin) {
+    std::error_code ec;
+    const auto abs = std::filesystem::absolute(p, ec);
+    flags.emplace_back("plugin", ec ? p : abs.lexically_normal().string());
+  }
+  if (o.timeout_ms != Options{}.timeout_ms) flags.emplace_back("timeout-ms", std::to_string(o.timeout_ms));
+  return flags;
 }
 
 int run(const Options& o) {
@@ -281,6 +303,7 @@ int run(const Options& o) {
     std::cout << "stabfuzz " << kVersion << " (" << build_configuration() << ")\n";
     return 0;
   }
+  load_plugins(o);
   if (!o.command.empty() && o.command[0] == "bench") return run_bench(o);
   if (!o.command.empty() && o.command[0] == "calibrate") return run_calibrate(o);
   if (!o.command.empty() && o.command[0] == "report") return run_report(o);
@@ -321,13 +344,15 @@ int run(const Options& o) {
   ro.cestac.cancel_digits = o.cancel_digits;
   ro.out_dir = o.out.empty() ? default_out_dir(o.target, ro.seed) : o.out;
   const int cancel = o.cancel_digits;
-  ro.replay_command = [cancel](const campaign::CaseKey& k) {
-    std::vector<std::pair<std::string, std::string>> flags = {
+  ro.timeout_ms = o.timeout_ms;
+  ro.replay_command = [cancel, extra = plugin_flags(o)](const campaign::CaseKey& k) {
+    std::vector<std::pair<std::string, std::string>> flags = extra;
+    flags.insert(flags.end(), {
         {"target", k.family},
         {"impl", k.impl},
         {"dtype", std::string(dtype_name(k.dtype))},
         {"seed", std::to_string(k.seed)},
-        {"case", std::to_string(k.index)}};
+        {"case", std::to_string(k.index)}});
     if (cancel != cestac::kDefaultCancelDigits) flags.emplace_back("cancel-digits", std::to_string(cancel));
     return command_line(flags);
   };

@@ -27,10 +27,17 @@ po::options_description describe(Options* o) {
           ->implicit_value(implicit)                                                   \
           ->value_name(value_label),                                                   \
       help);
+#define STABFUZZ_LIST(member, name, value_label, help)                                     \
+  add(name,                                                                            \
+      po::value<std::vector<std::string>>(o ? &o->member : nullptr)                    \
+          ->composing()                                                                \
+          ->value_name(value_label),                                                   \
+      help);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
 #undef STABFUZZ_OPTIONAL
+#undef STABFUZZ_LIST
   return desc;
 }
 
@@ -72,7 +79,8 @@ std::string help_text() {
         "  stabfuzz fuzz-compare [MUTANT...] [--runs N] [--time S] [--seed S] [--out DIR] [--json PATH]\n"
         "  stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr X] [--steps N]\n"
         "           [--loss ce|mse|ce-naive] [--batch B] [--seed S] [--out DIR]\n"
-        "  stabfuzz monitor sweep [--lr-grid A,B,..] [--k-list 1,3,5,7] [--init-seeds N] ...\n\n"
+        "  stabfuzz monitor sweep [--lr-grid A,B,..] [--k-list 1,3,5,7] [--init-seeds N] ...\n"
+        "  stabfuzz --plugin LIB.so --target FAMILY ...   (your targets, README \"Plugins\")\n\n"
         "Each implementation runs on generated inputs from the family's value regimes, natively and\n"
         "under CESTAC stochastic arithmetic, and is judged against an MPFR oracle: a finding means it\n"
         "lost more accuracy than the problem's condition number explains.\n\n"
@@ -91,10 +99,12 @@ std::string command_line(const std::vector<std::pair<std::string, std::string>>&
 #define STABFUZZ_FLAG(member, type, name, def, value_label, help) emit(name);
 #define STABFUZZ_SWITCH(member, name, help) emit(name);
 #define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help) emit(name);
+#define STABFUZZ_LIST(member, name, value_label, help) emit(name);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
 #undef STABFUZZ_OPTIONAL
+#undef STABFUZZ_LIST
   return out;
 }
 

@@ -13,10 +13,12 @@ struct Options {
 #define STABFUZZ_FLAG(member, type, name, def, value_label, help) type member = def;
 #define STABFUZZ_SWITCH(member, name, help) bool member = false;
 #define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help) type member = def;
+#define STABFUZZ_LIST(member, name, value_label, help) std::vector<std::string> member;
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
 #undef STABFUZZ_SWITCH
 #undef STABFUZZ_OPTIONAL
+#undef STABFUZZ_LIST
   std::vector<std::string> command;  // positional words (subcommands)
   bool runs_given = false;
   bool seed_given = false;

@@ -7,9 +7,11 @@
 #include <fstream>
 #include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
+#include "harness/campaign/isolate.h"
 #include "harness/campaign/runner.h"
 #include "reports/junit.h"
 #include "stabfuzz/errors.h"
@@ -33,7 +35,8 @@ std::string ratio_text(const Verdict& v) {
 
 }  // namespace
 
-ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path) {
+ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path,
+                    int64_t timeout_ms) {
   const Family* fam = registry.find_family(e.family);
   if (!fam) throw InputError(path + ": unknown family '" + e.family + "'");
   const auto [owner, target] = registry.find_target(e.impl);
@@ -45,9 +48,18 @@ ReplayOutcome check(const Registry& registry, const Entry& e, const std::string&
   CestacRequest req;
   req.seed = e.seed.value_or(0);
   req.stream = hash_str(e.impl) ^ (static_cast<uint64_t>(e.input.dtype) << 56);
-  const Verdict v = campaign::evaluate(*fam, *target, e.input, req);
+  std::optional<campaign::Isolator> iso;
+  if (target->isolated) iso.emplace(*target, timeout_ms);
+  const campaign::Outcome out = campaign::evaluate_outcome(*fam, *target, e.input, req, iso ? &*iso : nullptr);
+  const Verdict& v = out.verdict;
   ReplayOutcome o;
   o.path = path;
+  if (out.failure != campaign::Failure::none) {  // a crash, timeout or exception is detected
+    o.ok = e.expect == Expect::detected;
+    o.message = std::string(o.ok ? "detected (" : "FAILED now (") +
+                std::string(campaign::failure_name(out.failure)) + ": " + out.detail + ")";
+    return o;
+  }
   if (e.expect == Expect::detected) {
     o.ok = v.finding();
     o.message = o.ok ? "detected (" + v.detectors() + ", " + ratio_text(v) + ")"
@@ -111,7 +123,7 @@ std::string render_replay_junit(const std::vector<JunitCase>& cases) {
 }
 
 int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out,
-           const std::string& junit_path) {
+           const std::string& junit_path, int64_t timeout_ms) {
   const std::vector<std::string> files = collect(paths);
   if (files.empty()) throw InputError("no corpus files (*.txt) under the given paths");
   int passed = 0, failed = 0, malformed = 0;
@@ -124,7 +136,7 @@ int replay(const Registry& registry, const std::vector<std::string>& paths, std:
       const Entry e = read_file(f);
       c.impl = e.impl;
       c.dtype = std::string(dtype_name(e.input.dtype));
-      const ReplayOutcome o = check(registry, e, f);
+      const ReplayOutcome o = check(registry, e, f, timeout_ms);
       out << (o.ok ? "ok    " : "FAIL  ") << f << ": " << e.impl << " " << dtype_name(e.input.dtype)
           << ", expect " << expect_name(e.expect) << ": " << o.message << "\n";
       (o.ok ? passed : failed)++;

@@ -19,7 +19,9 @@ struct ReplayOutcome {
 
 // Checks one parsed entry against the registry: unknown family, implementation or dtype, or an
 // input the family rejects, throws InputError; otherwise evaluates it and compares.
-ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path);
+// Isolated targets (plugins) run in a forked child with `timeout_ms` per input (<= 0: none).
+ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path,
+                    int64_t timeout_ms = 0);
 
 // Every corpus file under the paths: files as given, directories recursively (files ending in
 // .txt), in sorted order. A path that does not exist throws InputError.
@@ -27,7 +29,7 @@ std::vector<std::string> collect(const std::vector<std::string>& paths);
 
 // Replays every file, printing one line per file and a total; malformed files are reported with
 // file:line and skipped. Returns 0 when every expectation holds and no file is malformed, else 1.
-// With `junit_path`, also writes JUnit XML there: one testcase per file, a failed expectation as
+// Isolated targets (plugins) get `timeout_ms` per input. With `junit_path`, also writes JUnit XML there: one testcase per file, a failed expectation as
 // <failure>, a malformed file as <error>.
 int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out,
            const std::string& junit_path = "");

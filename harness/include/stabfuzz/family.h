@@ -77,6 +77,9 @@ struct Target {
   // Empty for black-box targets (no scalar type to swap).
   std::function<CestacOutput(const Input&, const CestacRequest&)> cestac;
   std::optional<Injection> injection;
+  // Runs in a forked child (harness/campaign/isolate.h): a crash or hang becomes a finding of
+  // kind crash/timeout and the campaign goes on. Plugins always; libraries may opt in.
+  bool isolated = false;
 };
 
 struct Regime {

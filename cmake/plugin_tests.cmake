@@ -1,0 +1,36 @@
+# Plugin tests: malformed plugins the loader must refuse, the example plugin built out of tree
+# against an install (a ctest fixture, run once), and plugin_test / isolate_test over them.
+set(STABFUZZ_BAD_PLUGIN_DIR ${CMAKE_BINARY_DIR}/tests/bad_plugins)
+foreach(bad no_entry abi family dtype arity)
+  string(TOUPPER ${bad} upper)
+  add_library(bad_plugin_${bad} MODULE ${CMAKE_SOURCE_DIR}/tests/plugin/bad_plugin.c)
+  target_compile_definitions(bad_plugin_${bad} PRIVATE BAD_${upper}=1)
+  target_include_directories(bad_plugin_${bad} PRIVATE ${CMAKE_SOURCE_DIR}/harness/include)
+  set_target_properties(bad_plugin_${bad} PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${STABFUZZ_BAD_PLUGIN_DIR} PREFIX "" OUTPUT_NAME ${bad})
+  list(APPEND _bad_plugins bad_plugin_${bad})
+endforeach()
+
+set(STABFUZZ_EXAMPLE_DIR ${CMAKE_BINARY_DIR}/plugin_example)
+set(_example_cmd ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+    -DOUT=${STABFUZZ_EXAMPLE_DIR} -DCXX=${CMAKE_CXX_COMPILER} -DGENERATOR=${CMAKE_GENERATOR}
+    -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM} -P ${CMAKE_SOURCE_DIR}/tests/plugin/build_example.cmake)
+add_test(NAME plugin_example_build COMMAND ${_example_cmd})
+set_tests_properties(plugin_example_build PROPERTIES FIXTURES_SETUP plugin_example TIMEOUT 300)
+
+add_executable(plugin_test ${CMAKE_SOURCE_DIR}/tests/plugin/plugin_test.cc)
+target_link_libraries(plugin_test PRIVATE stabfuzz_core GTest::gtest GTest::gtest_main)
+list(JOIN _example_cmd "' '" _example_sh)
+target_compile_definitions(plugin_test PRIVATE
+  STABFUZZ_BINARY="$<TARGET_FILE:stabfuzz>"
+  STABFUZZ_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+  STABFUZZ_BAD_PLUGIN_DIR="${STABFUZZ_BAD_PLUGIN_DIR}"
+  STABFUZZ_EXAMPLE_PLUGIN="${STABFUZZ_EXAMPLE_DIR}/build/libstabfuzz_example.so"
+  # run by the test itself when the library is missing (the executable run outside ctest)
+  STABFUZZ_EXAMPLE_BUILD="'${_example_sh}'")
+target_include_directories(plugin_test PRIVATE ${CMAKE_SOURCE_DIR})
+add_dependencies(plugin_test stabfuzz ${_bad_plugins})
+gtest_discover_tests(plugin_test DISCOVERY_TIMEOUT 60
+  PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED plugin_example)
+
+stabfuzz_test(isolate_test campaign/isolate_test.cc)

@@ -1,0 +1,29 @@
+# Builds the example plugin as a user would: installs stabfuzz's dev component (headers, CMake
+# package) into OUT/prefix, then configures and builds examples/plugin out of tree against it.
+#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DOUT=... -DCXX=... -DGENERATOR=... [-DMAKE_PROGRAM=...]
+#         -P build_example.cmake
+foreach(v BUILD_DIR SOURCE_DIR OUT CXX GENERATOR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "build_example.cmake: -D${v}=... missing")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${OUT}")
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}")
+  endif()
+endfunction()
+step("install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${OUT}/prefix"
+     --component stabfuzz_dev)
+set(make_program "")
+if(MAKE_PROGRAM)
+  set(make_program "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+endif()
+# Empty flags: the example must build from what stabfuzz::plugin gives it, not from the caller's
+# environment (a sanitizer build's CXXFLAGS).
+step("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/examples/plugin" -B "${OUT}/build"
+     -G "${GENERATOR}" ${make_program} "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_CXX_FLAGS="
+     "-DCMAKE_PREFIX_PATH=${OUT}/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+step("build" "${CMAKE_COMMAND}" --build "${OUT}/build")
+message(STATUS "example plugin: ${OUT}/build/libstabfuzz_example.so")

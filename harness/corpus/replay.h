@@ -29,10 +29,10 @@ std::vector<std::string> collect(const std::vector<std::string>& paths);
 
 // Replays every file, printing one line per file and a total; malformed files are reported with
 // file:line and skipped. Returns 0 when every expectation holds and no file is malformed, else 1.
-// Isolated targets (plugins) get `timeout_ms` per input. With `junit_path`, also writes JUnit XML there: one testcase per file, a failed expectation as
-// <failure>, a malformed file as <error>.
+// With `junit_path`, also writes JUnit XML there: one testcase per file, a failed expectation as
+// <failure>, a malformed file as <error>. Isolated targets (plugins) get `timeout_ms` per input.
 int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out,
-           const std::string& junit_path = "");
+           const std::string& junit_path = "", int64_t timeout_ms = 0);
 
 // The JUnit XML of replay outcomes (`malformed`: message is the parse error).
 struct JunitCase {

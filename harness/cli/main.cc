@@ -1,6 +1,7 @@
 // stabfuzz: command-line entry point. The only place that decides the process's exit code.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -141,20 +142,25 @@ std::string sci(double v) {
 }
 
 void print_table(const campaign::RunResult& res, std::ostream& os) {
-  os << std::left << std::setw(36) << "implementation" << std::setw(10) << "kind" << std::setw(6)
-     << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9) << "failing"
-     << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(11) << "min_digits"
-     << "  verdict\n";
+  size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
+  for (const auto& r : res.results) w = std::max(w, r.impl.size() + 2);
+  os << std::left << std::setw(static_cast<int>(w)) << "implementation" << std::setw(10) << "kind"
+     << std::setw(6) << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9)
+     << "failing" << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(10)
+     << "err/tol" << std::setw(11) << "min_digits" << "  verdict\n";
   for (const auto& r : res.results) {
     std::string verdict;
     if (r.kind == TargetKind::injected)
       verdict = r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
     else
       verdict = r.failing_inputs ? "UNSTABLE" : "ok";
-    os << std::left << std::setw(36) << r.impl << std::setw(10) << target_kind_name(r.kind)
+    os << std::left << std::setw(static_cast<int>(w)) << r.impl << std::setw(10)
+       << target_kind_name(r.kind)
        << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(7) << r.inputs
        << std::setw(9) << r.failing_inputs << std::setw(10) << r.findings << std::setw(11)
        << (r.max_ulp >= 1e9 && std::isfinite(r.max_ulp) ? sci(r.max_ulp) : fmt(r.max_ulp, 0))
+       << std::setw(10)  // the worst ULP error over its tolerance at the input's conditioning
+       << (r.max_ratio >= 1e5 && std::isfinite(r.max_ratio) ? sci(r.max_ratio) : fmt(r.max_ratio, 2))
        << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  "
        << verdict << "\n";
     if (r.undecidable)

@@ -27,6 +27,18 @@ std::string ratio_text(const Verdict& v) {
   return os.str();
 }
 
+// Why a file's implementation cannot run in this build or on this CPU (a library not compiled in,
+// a dtype its library refuses here), or "" when it can: such files are skipped, not failed.
+std::string unavailable_here(const Registry& registry, const Entry& e) {
+  for (const auto& u : registry.unavailable())
+    if (u.id == e.impl) return u.reason;
+  const auto [owner, target] = registry.find_target(e.impl);
+  if (target && target->kind == TargetKind::library &&
+      std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) == target->dtypes.end())
+    return "this library offers no " + std::string(dtype_name(e.input.dtype)) + " here";
+  return "";
+}
+
 }  // namespace
 
 ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path) {
@@ -81,10 +93,16 @@ std::vector<std::string> collect(const std::vector<std::string>& paths) {
 int replay(const Registry& registry, const std::vector<std::string>& paths, std::ostream& out) {
   const std::vector<std::string> files = collect(paths);
   if (files.empty()) throw InputError("no corpus files (*.txt) under the given paths");
-  int passed = 0, failed = 0, malformed = 0;
+  int passed = 0, failed = 0, malformed = 0, skipped = 0;
   for (const auto& f : files) {
     try {
       const Entry e = read_file(f);
+      if (const std::string why = unavailable_here(registry, e); !why.empty()) {
+        out << "skip  " << f << ": " << e.impl << " " << dtype_name(e.input.dtype) << ": " << why
+            << "\n";
+        ++skipped;
+        continue;
+      }
       const ReplayOutcome o = check(registry, e, f);
       out << (o.ok ? "ok    " : "FAIL  ") << f << ": " << e.impl << " " << dtype_name(e.input.dtype)
           << ", expect " << expect_name(e.expect) << ": " << o.message << "\n";
@@ -95,7 +113,9 @@ int replay(const Registry& registry, const std::vector<std::string>& paths, std:
     }
   }
   out << "replay: " << files.size() << " files, " << passed << " ok, " << failed << " failed, "
-      << malformed << " malformed\n";
+      << malformed << " malformed";
+  if (skipped) out << ", " << skipped << " skipped (unavailable here)";
+  out << "\n";
   return failed + malformed > 0 ? 1 : 0;
 }
 

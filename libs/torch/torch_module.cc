@@ -53,7 +53,10 @@ at::Tensor attention(const Input& in) {
   // into q first (one rounding of q in the dtype, inside the tolerance's budget for the scores).
   at::Tensor q = arg(in, 0), k = arg(in, 1), v = arg(in, 2);
   const double d = static_cast<double>(q.size(1)), scale = param(in, "scale");
-  if (scale != static_cast<double>(static_cast<float>(1 / std::sqrt(d))))
+  // The default as the oracle holds it: 1/sqrt(d) in f64, or rounded to f32 (bf16's compute type).
+  const double def = in.dtype == DType::f64 ? 1 / std::sqrt(d)
+                                            : static_cast<double>(static_cast<float>(1 / std::sqrt(d)));
+  if (scale != def)
     q = (q.to(at::kDouble) * (scale * std::sqrt(d))).to(q.scalar_type());
   const bool causal = param(in, "causal") != 0;
   auto [o, w] = at::_scaled_dot_product_attention(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0),

@@ -89,23 +89,28 @@ void emit_json(const std::string& path, const json::Value& v) {
 
 int list_targets(std::ostream& os) {
   const Registry& reg = default_registry();
+  size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
+  for (const auto& f : reg.families())
+    for (const auto& t : f.targets) w = std::max(w, t.id.size() + 2);
+  for (const auto& u : reg.unavailable()) w = std::max(w, u.id.size() + 2);
   for (const auto& f : reg.families()) {
     os << f.name << " — " << f.summary << "\n";
     os << "  regimes: ";
     for (size_t i = 0; i < f.regimes.size(); ++i) os << (i ? ", " : "") << f.regimes[i].name;
     os << "\n";
     for (const auto& t : f.targets) {
-      os << "  " << std::left << std::setw(36) << t.id << std::setw(10) << target_kind_name(t.kind);
+      os << "  " << std::left << std::setw(static_cast<int>(w)) << t.id << std::setw(10)
+         << target_kind_name(t.kind);
       std::string dts;
       for (DType d : t.dtypes) dts += (dts.empty() ? "" : ",") + std::string(dtype_name(d));
-      os << std::setw(9) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
+      os << std::setw(17) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
          << "\n";
     }
   }
   if (!reg.unavailable().empty()) {
     os << "unavailable here:\n";
     for (const auto& u : reg.unavailable())
-      os << "  " << std::left << std::setw(36) << u.id << u.reason << "\n";
+      os << "  " << std::left << std::setw(static_cast<int>(w)) << u.id << u.reason << "\n";
   }
   os << "build: " << build_configuration() << "\n";
   return 0;

@@ -1,6 +1,7 @@
 // The one explicit list of operator families stabfuzz knows.
 #include "injectors/all_injectors.h"
 #include "injectors/fault_mutants.h"
+#include "libs/libraries.h"
 #include "targets/families.h"
 
 namespace stabfuzz {
@@ -22,6 +23,7 @@ Registry& mutable_default_registry() {
     }
     // Targets outside the operator suite: real libraries and GPU kernels, each registered
     // when present in this build and on this machine, else listed as unavailable with why.
+    libs::register_libraries(r);
     return r;
   }();
   return registry;

@@ -116,6 +116,9 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
     args.push_back(std::move(arg));
   }
   j.set("input", std::move(args));
+  json::Value params{json::Object{}};  // the input's scalar parameters (eps, target, ...), needed to replay it
+  for (const auto& [name, value] : in.params) params.set(name, value);
+  j.set("params", std::move(params));
   if (t.injection) {
     j.set("plants", t.injection->plants);
     j.set("fails_where", t.injection->fails_where);

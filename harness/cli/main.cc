@@ -1,6 +1,7 @@
 // stabfuzz: command-line entry point. The only place that decides the process's exit code.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -93,23 +94,28 @@ void emit_json(const std::string& path, const json::Value& v) {
 
 int list_targets(std::ostream& os) {
   const Registry& reg = default_registry();
+  size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
+  for (const auto& f : reg.families())
+    for (const auto& t : f.targets) w = std::max(w, t.id.size() + 2);
+  for (const auto& u : reg.unavailable()) w = std::max(w, u.id.size() + 2);
   for (const auto& f : reg.families()) {
     os << f.name << " — " << f.summary << "\n";
     os << "  regimes: ";
     for (size_t i = 0; i < f.regimes.size(); ++i) os << (i ? ", " : "") << f.regimes[i].name;
     os << "\n";
     for (const auto& t : f.targets) {
-      os << "  " << std::left << std::setw(36) << t.id << std::setw(10) << target_kind_name(t.kind);
+      os << "  " << std::left << std::setw(static_cast<int>(w)) << t.id << std::setw(10)
+         << target_kind_name(t.kind);
       std::string dts;
       for (DType d : t.dtypes) dts += (dts.empty() ? "" : ",") + std::string(dtype_name(d));
-      os << std::setw(9) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
+      os << std::setw(17) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
          << "\n";
     }
   }
   if (!reg.unavailable().empty()) {
     os << "unavailable here:\n";
     for (const auto& u : reg.unavailable())
-      os << "  " << std::left << std::setw(36) << u.id << u.reason << "\n";
+      os << "  " << std::left << std::setw(static_cast<int>(w)) << u.id << u.reason << "\n";
   }
   os << "build: " << build_configuration() << "\n";
   return 0;
@@ -146,10 +152,12 @@ std::string sci(double v) {
 }
 
 void print_table(const campaign::RunResult& res, std::ostream& os) {
-  os << std::left << std::setw(36) << "implementation" << std::setw(10) << "kind" << std::setw(6)
-     << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9) << "failing"
-     << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(11) << "min_digits"
-     << "  verdict\n";
+  size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
+  for (const auto& r : res.results) w = std::max(w, r.impl.size() + 2);
+  os << std::left << std::setw(static_cast<int>(w)) << "implementation" << std::setw(10) << "kind"
+     << std::setw(6) << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9)
+     << "failing" << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(10)
+     << "err/tol" << std::setw(11) << "min_digits" << "  verdict\n";
   for (const auto& r : res.results) {
     std::string verdict;
     if (r.kind == TargetKind::injected)
@@ -159,10 +167,13 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
     if (r.crashes + r.timeouts + r.exceptions > 0)  // isolated targets: how they failed
       verdict += " (" + std::to_string(r.crashes) + " crashed, " + std::to_string(r.timeouts) +
                  " timed out, " + std::to_string(r.exceptions) + " threw)";
-    os << std::left << std::setw(36) << r.impl << std::setw(10) << target_kind_name(r.kind)
+    os << std::left << std::setw(static_cast<int>(w)) << r.impl << std::setw(10)
+       << target_kind_name(r.kind)
        << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(7) << r.inputs
        << std::setw(9) << r.failing_inputs << std::setw(10) << r.findings << std::setw(11)
        << (r.max_ulp >= 1e9 && std::isfinite(r.max_ulp) ? sci(r.max_ulp) : fmt(r.max_ulp, 0))
+       << std::setw(10)  // the worst ULP error over its tolerance at the input's conditioning
+       << (r.max_ratio >= 1e5 && std::isfinite(r.max_ratio) ? sci(r.max_ratio) : fmt(r.max_ratio, 2))
        << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  "
        << verdict << "\n";
     if (r.undecidable)

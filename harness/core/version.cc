@@ -27,6 +27,22 @@ std::string build_configuration() {
   s += ", cuda off";
 #endif
   s += std::string(", mpfr ") + mpfr_get_version();
+  // Kernel libraries compiled in as targets (cmake/libraries.cmake).
+#ifdef STABFUZZ_HAVE_ONEDNN
+  s += ", onednn on";
+#else
+  s += ", onednn off";
+#endif
+#ifdef STABFUZZ_HAVE_BLAS
+  s += ", cblas on";
+#else
+  s += ", cblas off";
+#endif
+#ifdef STABFUZZ_HAVE_TORCH
+  s += ", libtorch on";
+#else
+  s += ", libtorch off";
+#endif
   return s;
 }
 

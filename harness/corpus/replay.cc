@@ -33,6 +33,18 @@ std::string ratio_text(const Verdict& v) {
   return os.str();
 }
 
+// Why a file's implementation cannot run in this build or on this CPU (a library not compiled in,
+// a dtype its library refuses here), or "" when it can: such files are skipped, not failed.
+std::string unavailable_here(const Registry& registry, const Entry& e) {
+  for (const auto& u : registry.unavailable())
+    if (u.id == e.impl) return u.reason;
+  const auto [owner, target] = registry.find_target(e.impl);
+  if (target && target->kind == TargetKind::library &&
+      std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) == target->dtypes.end())
+    return "this library offers no " + std::string(dtype_name(e.input.dtype)) + " here";
+  return "";
+}
+
 }  // namespace
 
 ReplayOutcome check(const Registry& registry, const Entry& e, const std::string& path,
@@ -126,7 +138,7 @@ int replay(const Registry& registry, const std::vector<std::string>& paths, std:
            const std::string& junit_path, int64_t timeout_ms) {
   const std::vector<std::string> files = collect(paths);
   if (files.empty()) throw InputError("no corpus files (*.txt) under the given paths");
-  int passed = 0, failed = 0, malformed = 0;
+  int passed = 0, failed = 0, malformed = 0, skipped = 0;
   std::vector<JunitCase> cases;
   for (const auto& f : files) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -136,6 +148,12 @@ int replay(const Registry& registry, const std::vector<std::string>& paths, std:
       const Entry e = read_file(f);
       c.impl = e.impl;
       c.dtype = std::string(dtype_name(e.input.dtype));
+      if (const std::string why = unavailable_here(registry, e); !why.empty()) {
+        out << "skip  " << f << ": " << e.impl << " " << dtype_name(e.input.dtype) << ": " << why
+            << "\n";
+        ++skipped;
+        continue;
+      }
       const ReplayOutcome o = check(registry, e, f, timeout_ms);
       out << (o.ok ? "ok    " : "FAIL  ") << f << ": " << e.impl << " " << dtype_name(e.input.dtype)
           << ", expect " << expect_name(e.expect) << ": " << o.message << "\n";
@@ -152,7 +170,9 @@ int replay(const Registry& registry, const std::vector<std::string>& paths, std:
     cases.push_back(std::move(c));
   }
   out << "replay: " << files.size() << " files, " << passed << " ok, " << failed << " failed, "
-      << malformed << " malformed\n";
+      << malformed << " malformed";
+  if (skipped) out << ", " << skipped << " skipped (unavailable here)";
+  out << "\n";
   if (!junit_path.empty()) {
     const std::string tmp = junit_path + ".tmp";
     std::ofstream j(tmp);

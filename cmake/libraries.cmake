@@ -1,0 +1,92 @@
+# Real kernel libraries as black-box targets (libs/): oneDNN, a CBLAS and libtorch, each optional.
+# A library found here is compiled in (STABFUZZ_HAVE_ONEDNN / _BLAS / _TORCH); a missing one is
+# listed by `stabfuzz --list` as unavailable with the package that provides it.
+set(STABFUZZ_ONEDNN "AUTO" CACHE STRING "oneDNN targets: AUTO (when found), ON, OFF")
+set(STABFUZZ_BLAS "AUTO" CACHE STRING "CBLAS targets: AUTO (when found), ON, OFF")
+set(STABFUZZ_TORCH "AUTO" CACHE STRING "libtorch targets: AUTO (when found), ON, OFF")
+
+target_sources(stabfuzz_core PRIVATE libs/libraries.cc libs/catalog.cc)
+
+# ---- oneDNN: its CMake config needs the OpenCL headers (ocl-icd-opencl-dev, opencl-c-headers) ----
+set(STABFUZZ_HAVE_ONEDNN OFF)
+if(NOT STABFUZZ_ONEDNN STREQUAL "OFF")
+  find_package(dnnl CONFIG QUIET)
+  if(TARGET DNNL::dnnl)
+    set(STABFUZZ_DNNL_LINK DNNL::dnnl)
+  else()
+    find_path(STABFUZZ_DNNL_INCLUDE oneapi/dnnl/dnnl.hpp)
+    find_library(STABFUZZ_DNNL_LIBRARY dnnl)
+    if(STABFUZZ_DNNL_INCLUDE AND STABFUZZ_DNNL_LIBRARY)
+      add_library(stabfuzz_dnnl INTERFACE)
+      target_include_directories(stabfuzz_dnnl SYSTEM INTERFACE ${STABFUZZ_DNNL_INCLUDE})
+      target_link_libraries(stabfuzz_dnnl INTERFACE ${STABFUZZ_DNNL_LIBRARY} ${CMAKE_DL_LIBS})
+      set(STABFUZZ_DNNL_LINK stabfuzz_dnnl)
+    endif()
+  endif()
+  if(STABFUZZ_DNNL_LINK)
+    set(STABFUZZ_HAVE_ONEDNN ON)
+    target_sources(stabfuzz_core PRIVATE libs/onednn/onednn.cc)
+    target_link_libraries(stabfuzz_core PUBLIC ${STABFUZZ_DNNL_LINK})
+    target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_ONEDNN=1)
+  elseif(STABFUZZ_ONEDNN STREQUAL "ON")
+    message(FATAL_ERROR "STABFUZZ_ONEDNN=ON but oneDNN was not found (libdnnl-dev)")
+  endif()
+endif()
+
+# ---- CBLAS: OpenBLAS's CMake config, else any cblas.h with libcblas or libblas ----------------
+set(STABFUZZ_HAVE_BLAS OFF)
+if(NOT STABFUZZ_BLAS STREQUAL "OFF")
+  find_package(OpenBLAS CONFIG QUIET)
+  if(OpenBLAS_FOUND AND EXISTS "${OpenBLAS_INCLUDE_DIRS}/cblas.h")
+    add_library(stabfuzz_cblas INTERFACE)
+    target_include_directories(stabfuzz_cblas SYSTEM INTERFACE ${OpenBLAS_INCLUDE_DIRS})
+    target_link_libraries(stabfuzz_cblas INTERFACE ${OpenBLAS_LIBRARIES})
+    target_compile_definitions(stabfuzz_cblas INTERFACE STABFUZZ_BLAS_OPENBLAS=1)
+  else()
+    find_path(STABFUZZ_CBLAS_INCLUDE cblas.h)
+    find_library(STABFUZZ_CBLAS_LIBRARY NAMES cblas blas)
+    if(STABFUZZ_CBLAS_INCLUDE AND STABFUZZ_CBLAS_LIBRARY)
+      add_library(stabfuzz_cblas INTERFACE)
+      target_include_directories(stabfuzz_cblas SYSTEM INTERFACE ${STABFUZZ_CBLAS_INCLUDE})
+      target_link_libraries(stabfuzz_cblas INTERFACE ${STABFUZZ_CBLAS_LIBRARY})
+    endif()
+  endif()
+  if(TARGET stabfuzz_cblas)
+    set(STABFUZZ_HAVE_BLAS ON)
+    target_sources(stabfuzz_core PRIVATE libs/blas/blas.cc)
+    target_link_libraries(stabfuzz_core PUBLIC stabfuzz_cblas)
+    target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_BLAS=1)
+  elseif(STABFUZZ_BLAS STREQUAL "ON")
+    message(FATAL_ERROR "STABFUZZ_BLAS=ON but no CBLAS was found (libopenblas-dev)")
+  endif()
+endif()
+
+# ---- libtorch: a module loaded on first use ----------------------------------------------------
+# libtorch pulls in ~290 shared libraries and takes ~1-2 s to load: linked into stabfuzz it would
+# slow every start (and every test). Its kernels live in libstabfuzz_torch.so, next to the binary,
+# which the torch targets dlopen when one first runs; only that one file includes torch headers.
+set(STABFUZZ_HAVE_TORCH OFF)
+if(NOT STABFUZZ_TORCH STREQUAL "OFF")
+  find_package(Torch CONFIG QUIET)
+  if(TORCH_FOUND)
+    set(STABFUZZ_HAVE_TORCH ON)
+    add_library(stabfuzz_torch MODULE libs/torch/torch_module.cc)
+    target_link_libraries(stabfuzz_torch PRIVATE torch)
+    target_include_directories(stabfuzz_torch PRIVATE
+      ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/harness/include)
+    target_compile_options(stabfuzz_torch PRIVATE -Wall -Wextra -ffp-contract=off
+                                                  $<$<BOOL:${STABFUZZ_WERROR}>:-Werror>)
+    # C++17: libtorch 1.13's headers do not compile as C++20 with clang 14 (IValue is incomplete
+    # where C++20's constexpr std::vector needs it); the module shares only plain structs with
+    # the rest (libs/torch/torch_api.h).
+    set_target_properties(stabfuzz_torch PROPERTIES CXX_STANDARD 17
+      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin PREFIX "lib")
+    target_sources(stabfuzz_core PRIVATE libs/torch/torch.cc)
+    target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_TORCH=1)
+    add_dependencies(stabfuzz_core stabfuzz_torch)
+  elseif(STABFUZZ_TORCH STREQUAL "ON")
+    message(FATAL_ERROR "STABFUZZ_TORCH=ON but libtorch was not found (ci/bootstrap --with-torch)")
+  endif()
+endif()
+message(STATUS "stabfuzz: libraries oneDNN ${STABFUZZ_HAVE_ONEDNN}, CBLAS ${STABFUZZ_HAVE_BLAS}, "
+               "libtorch ${STABFUZZ_HAVE_TORCH}")

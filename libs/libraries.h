@@ -1,0 +1,34 @@
+// Real kernel libraries (oneDNN, a CBLAS, libtorch) as black-box targets of the existing families.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::libs {
+
+// Registers every library compiled into this build as targets `family/<library>/<name>` (kind
+// library, native only) and lists the others, and any target a library cannot run on this CPU,
+// as unavailable with the reason. Called once, from targets/all_families.cc.
+void register_libraries(Registry& registry);
+
+// One library target: the family it implements and its id; `dtypes` are the ones stabfuzz would
+// ask for (the library may offer fewer on this machine).
+struct LibraryTarget {
+  std::string family;
+  std::string id;
+};
+
+// Per library, every target it provides when compiled in (the same list names them when it is
+// not). Each library file registers exactly these.
+std::vector<LibraryTarget> onednn_catalog();
+std::vector<LibraryTarget> blas_catalog();
+std::vector<LibraryTarget> torch_catalog();
+
+// Implemented in libs/<library>/ when the library is found (cmake/libraries.cmake).
+void register_onednn(Registry& registry);
+void register_blas(Registry& registry);
+void register_torch(Registry& registry);
+
+}  // namespace stabfuzz::libs

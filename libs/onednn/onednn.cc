@@ -1,0 +1,257 @@
+// oneDNN primitives (softmax, layer/batch normalization, eltwise, matmul, reduction) as targets.
+//
+// Each primitive is created for the input's shape, run once on the CPU engine and its output read
+// back. oneDNN holds no f64 on the CPU; f32 always, and bf16 / f16 where this CPU's oneDNN builds
+// the primitive (probed once at registration: on AVX2 without AVX512-BF16 it usually refuses).
+#include <dlfcn.h>
+
+#include <cmath>
+#include <dnnl.hpp>
+#include <functional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "libs/libraries.h"
+#include "libs/storage.h"
+
+namespace stabfuzz::libs {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Alg = dnnl::algorithm;
+using Dim = memory::dim;
+
+struct Context {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+Context& ctx() {
+  static Context c;
+  return c;
+}
+
+// Debian's oneDNN runs on OpenMP (libgomp, loaded with it): one thread, so that a run does not
+// depend on the machine's core count. Looked up at run time, as stabfuzz itself links no OpenMP.
+void one_thread() {
+  thread_local bool done = [] {
+    using SetThreads = void (*)(int);
+    if (auto f = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(1);
+    return true;
+  }();
+  (void)done;
+}
+
+memory::data_type data_type(DType d) {
+  switch (d) {
+    case DType::f32: return memory::data_type::f32;
+    case DType::bf16: return memory::data_type::bf16;
+    case DType::f16: return memory::data_type::f16;
+    case DType::f64: break;
+  }
+  return memory::data_type::undef;  // oneDNN's CPU engine has no f64
+}
+
+memory mem(const memory::desc& md, Buffer& b) { return memory(md, ctx().engine, b.data()); }
+
+void execute(const dnnl::primitive& p, const std::unordered_map<int, memory>& args) {
+  p.execute(ctx().stream, args);
+  ctx().stream.wait();
+}
+
+Dim size_of(const Input& in, size_t k = 0) { return static_cast<Dim>(in.args.at(k).values.size()); }
+
+// ---- the primitives ---------------------------------------------------------------------------
+
+// softmax_v2 over the row (axis 1 of [1, n]): softmax_accurate or softmax_log.
+std::vector<double> softmax(const Input& in, Alg alg) {
+  const memory::desc md({1, size_of(in)}, data_type(in.dtype), Tag::ab);
+  const dnnl::softmax_v2_forward::primitive_desc pd(
+      {dnnl::prop_kind::forward_inference, alg, md, md, 1}, ctx().engine);
+  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, x.size());
+  execute(dnnl::softmax_v2_forward(pd), {{DNNL_ARG_SRC, mem(md, x)}, {DNNL_ARG_DST, mem(md, y)}});
+  return decode(y);
+}
+
+// Statistics computed from the data (forward_training, no scale or shift): y = (x - mean) /
+// sqrt(var + eps), biased variance, eps added to the variance — the families' contract. eps is the
+// dtype's rounding of the parameter (what the oracle uses), passed as the float oneDNN takes.
+template <class P>
+std::vector<double> normalize(const Input& in, const typename P::primitive_desc& pd,
+                              const memory::desc& md) {
+  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, x.size());
+  memory mean(pd.mean_desc(), ctx().engine), var(pd.variance_desc(), ctx().engine);
+  execute(P(pd), {{DNNL_ARG_SRC, mem(md, x)},
+                  {DNNL_ARG_DST, mem(md, y)},
+                  {DNNL_ARG_MEAN, mean},
+                  {DNNL_ARG_VARIANCE, var}});
+  return decode(y);
+}
+
+std::vector<double> layer_norm(const Input& in) {
+  const memory::desc md({1, size_of(in)}, data_type(in.dtype), Tag::ab);
+  const auto eps = static_cast<float>(dtype_param(in, "eps", 1e-5));
+  using LN = dnnl::layer_normalization_forward;
+  const LN::primitive_desc pd(
+      {dnnl::prop_kind::forward_training, md, eps, dnnl::normalization_flags::none}, ctx().engine);
+  return normalize<LN>(in, pd, md);
+}
+
+// x [n, c] row-major is oneDNN's nc layout: channels are the columns, statistics over the batch.
+std::vector<double> batch_norm(const Input& in) {
+  const auto& t = in.args[0];
+  const memory::desc md({t.shape.at(0), t.shape.at(1)}, data_type(in.dtype), Tag::nc);
+  const auto eps = static_cast<float>(dtype_param(in, "eps", 1e-5));
+  using BN = dnnl::batch_normalization_forward;
+  const BN::primitive_desc pd(
+      {dnnl::prop_kind::forward_training, md, eps, dnnl::normalization_flags::none}, ctx().engine);
+  return normalize<BN>(in, pd, md);
+}
+
+std::vector<double> eltwise(const Input& in, Alg alg, float alpha) {
+  const memory::desc md({size_of(in)}, data_type(in.dtype), Tag::a);
+  const dnnl::eltwise_forward::primitive_desc pd(
+      {dnnl::prop_kind::forward_inference, alg, md, alpha, 0.f}, ctx().engine);
+  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, x.size());
+  execute(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, mem(md, x)}, {DNNL_ARG_DST, mem(md, y)}});
+  return decode(y);
+}
+
+// C [m, n] = A [m, k] B [k, n], all row-major, C in the input's dtype (f32 accumulation inside).
+std::vector<double> matmul(const Input& in) {
+  const Dim m = in.args[0].shape.at(0), k = in.args[0].shape.at(1), n = in.args[1].shape.at(1);
+  const auto dt = data_type(in.dtype);
+  const memory::desc a_md({m, k}, dt, Tag::ab), b_md({k, n}, dt, Tag::ab), c_md({m, n}, dt, Tag::ab);
+  const dnnl::matmul::primitive_desc pd({a_md, b_md, c_md}, ctx().engine);
+  Buffer a = encode(in.dtype, in.args[0].values), b = encode(in.dtype, in.args[1].values);
+  Buffer c = empty_buffer(in.dtype, static_cast<size_t>(m * n));
+  execute(dnnl::matmul(pd), {{DNNL_ARG_SRC, mem(a_md, a)},
+                             {DNNL_ARG_WEIGHTS, mem(b_md, b)},
+                             {DNNL_ARG_DST, mem(c_md, c)}});
+  return decode(c);
+}
+
+// The row [1, n] reduced to [1, 1]; norm_lp_sum with p = 2 and eps = 0 is (sum x^2)^(1/2).
+// oneDNN refuses a reduction that reduces no dimension (n = 1): there the result is the value
+// itself for sum and mean and its magnitude for the norm, exact, returned without a call.
+std::vector<double> reduction(const Input& in, Alg alg, float p) {
+  if (in.args[0].values.size() == 1) {
+    const double x = in.args[0].values[0];
+    return {alg == Alg::reduction_norm_lp_sum ? std::fabs(x) : x};
+  }
+  const auto dt = data_type(in.dtype);
+  const memory::desc src({1, size_of(in)}, dt, Tag::ab), dst({1, 1}, dt, Tag::ab);
+  const dnnl::reduction::primitive_desc pd({alg, src, dst, p, 0.f}, ctx().engine);
+  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, 1);
+  execute(dnnl::reduction(pd), {{DNNL_ARG_SRC, mem(src, x)}, {DNNL_ARG_DST, mem(dst, y)}});
+  return decode(y);
+}
+
+// ---- the table --------------------------------------------------------------------------------
+
+using Run = std::function<std::vector<double>(const Input&)>;
+struct Impl {
+  const char* id;
+  const char* description;
+  Run run;
+  Input probe;  // a small valid input of the family, to find the dtypes this CPU supports
+};
+
+Input row(std::vector<double> v) {
+  const auto n = static_cast<int64_t>(v.size());
+  Input in;
+  in.args.push_back({{n}, std::move(v)});
+  return in;
+}
+Input matrix(int64_t r, int64_t c, std::vector<double> v) {
+  Input in;
+  in.args.push_back({{r, c}, std::move(v)});
+  return in;
+}
+
+std::vector<Impl> impls() {
+  const Input r = row({0.5, -1, 2, 0.25});
+  Input mm = matrix(2, 2, {1, 2, 3, 4});
+  mm.args.push_back({{2, 2}, {0.5, -1, 2, 0.25}});
+  auto elt = [&](const char* id, const char* what, Alg alg, float alpha = 0) {
+    return Impl{id, what, [alg, alpha](const Input& in) { return eltwise(in, alg, alpha); }, r};
+  };
+  return {
+      {"softmax/onednn/softmax", "softmax_v2 forward, algorithm softmax_accurate, axis of the row",
+       [](const Input& in) { return softmax(in, Alg::softmax_accurate); }, r},
+      {"log_softmax/onednn/logsoftmax", "softmax_v2 forward, algorithm softmax_log",
+       [](const Input& in) { return softmax(in, Alg::softmax_log); }, r},
+      {"layer_norm/onednn/layer_normalization",
+       "layer_normalization forward_training on [1, n], no scale or shift, eps from the input",
+       layer_norm, r},
+      {"batch_norm/onednn/batch_normalization",
+       "batch_normalization forward_training on [n, c] (nc), batch statistics, no scale or shift",
+       batch_norm, matrix(2, 2, {1, 2, 3, 5})},
+      elt("gelu/onednn/eltwise_gelu_erf", "eltwise_gelu_erf forward", Alg::eltwise_gelu_erf),
+      elt("gelu_tanh/onednn/eltwise_gelu_tanh", "eltwise_gelu_tanh forward",
+          Alg::eltwise_gelu_tanh),
+      elt("sigmoid/onednn/eltwise_logistic", "eltwise_logistic forward", Alg::eltwise_logistic),
+      // alpha = 1: soft_relu is log(1 + e^x) (oneDNN 3 reads alpha as the beta of softplus).
+      elt("softplus/onednn/eltwise_soft_relu", "eltwise_soft_relu forward", Alg::eltwise_soft_relu,
+          1),
+      elt("log_sigmoid/onednn/eltwise_logsigmoid", "eltwise_logsigmoid forward",
+          Alg::eltwise_logsigmoid),
+      // swish is x sigmoid(alpha x): alpha = 1 is silu.
+      elt("silu/onednn/eltwise_swish", "eltwise_swish forward, alpha 1", Alg::eltwise_swish, 1),
+      elt("tanh/onednn/eltwise_tanh", "eltwise_tanh forward", Alg::eltwise_tanh),
+      elt("exp/onednn/eltwise_exp", "eltwise_exp forward", Alg::eltwise_exp),
+      elt("log/onednn/eltwise_log", "eltwise_log forward", Alg::eltwise_log),
+      {"gemm/onednn/matmul", "matmul of row-major A [m, k] and B [k, n], C in the input's dtype",
+       matmul, mm},
+      {"sum/onednn/reduction_sum", "reduction_sum of [1, n] to [1, 1]",
+       [](const Input& in) { return reduction(in, Alg::reduction_sum, 0); }, r},
+      {"mean/onednn/reduction_mean", "reduction_mean of [1, n] to [1, 1]",
+       [](const Input& in) { return reduction(in, Alg::reduction_mean, 0); }, r},
+      {"l2_norm/onednn/reduction_norm_lp_sum", "reduction_norm_lp_sum, p = 2, eps = 0",
+       [](const Input& in) { return reduction(in, Alg::reduction_norm_lp_sum, 2); }, r},
+  };
+}
+
+}  // namespace
+
+void register_onednn(Registry& registry) {
+  auto all = impls();
+  const dnnl_version_t* v = dnnl::version();
+  const std::string version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                              std::to_string(v->patch);
+  for (const auto& entry : onednn_catalog()) {
+    const Impl* impl = nullptr;
+    for (const auto& i : all)
+      if (entry.id == i.id) impl = &i;
+    if (!impl) throw std::logic_error("libs: no oneDNN implementation for " + entry.id);
+    Target t;
+    t.id = impl->id;
+    t.kind = TargetKind::library;
+    t.description = "oneDNN " + version + " " + impl->description +
+                    " (one thread; black box: no CESTAC)";
+    std::string refused;
+    for (DType d : {DType::f32, DType::bf16, DType::f16}) {
+      Input probe = impl->probe;
+      probe.dtype = d;
+      try {
+        one_thread();
+        impl->run(probe);
+        t.dtypes.push_back(d);
+      } catch (const dnnl::error& e) {
+        refused += (refused.empty() ? "" : ", ") + std::string(dtype_name(d));
+      }
+    }
+    if (t.dtypes.empty()) {
+      registry.add_unavailable({t.id, "oneDNN builds this primitive for no dtype on this CPU"});
+      continue;
+    }
+    if (!refused.empty()) t.description += "; this CPU's oneDNN refuses " + refused;
+    t.native = [run = impl->run](const Input& in) {
+      one_thread();
+      return run(in);
+    };
+    registry.add_target(entry.family, std::move(t));
+  }
+}
+
+}  // namespace stabfuzz::libs

@@ -1,0 +1,145 @@
+// libtorch targets: registered at start-up, their kernels loaded from libstabfuzz_torch.so on first
+// use (libtorch takes 1-2 s to load; `--list` and runs of other targets never pay it).
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+
+#include "libs/libraries.h"
+#include "libs/torch/torch_api.h"
+#include "oracles/linalg.h"
+
+namespace stabfuzz::libs {
+namespace {
+
+// The module lies next to the running binary (build/bin, or the install's bin);
+// STABFUZZ_TORCH_MODULE names another.
+std::string module_path() {
+  if (const char* p = std::getenv("STABFUZZ_TORCH_MODULE"); p && *p) return p;
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string dir = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  return dir + "libstabfuzz_torch.so";
+}
+
+const TorchModule& module() {
+  static std::once_flag once;
+  static const TorchModule* m = nullptr;
+  static std::string error;
+  std::call_once(once, [] {
+    const std::string path = module_path();
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      error = std::string("cannot load the libtorch module: ") + dlerror();
+      return;
+    }
+    using Entry = const TorchModule* (*)();
+    auto entry = reinterpret_cast<Entry>(dlsym(h, "stabfuzz_torch_module"));
+    if (!entry || entry()->abi != kTorchModuleAbi) {
+      error = path + " is not this build's libtorch module";
+      return;
+    }
+    m = entry();
+  });
+  if (!m) throw std::runtime_error(error);
+  return *m;
+}
+
+struct Spec {
+  const char* id;
+  const char* description;
+  // Parameters the module needs, with the family's default; how the oracle rounds them.
+  std::vector<std::pair<const char*, double>> params = {};
+  bool bf16 = true;   // ATen 1.13 has a bf16 CPU kernel
+  bool f16 = false;   // and an f16 one (1.13 has few: "exp_vml_cpu" not implemented for 'Half')
+};
+
+// The input as the module receives it: eps rounded to the dtype (the kernels add it there; the
+// oracle evaluates with that value), attention's scale to its compute type, every default given.
+Input prepared(const Input& in, const Spec& s) {
+  Input p = in;
+  for (const auto& [name, fallback] : s.params) {
+    double v = in.param(name, fallback);
+    if (std::string_view(name) == "eps") v = round_to(in.dtype, v);
+    p.set_param(name, v);
+  }
+  if (std::string_view(s.id).starts_with("attention/")) {
+    const auto a = oracle::attention_params(in, static_cast<double>(in.args.at(0).shape.at(1)));
+    p.set_param("scale", a.scale);
+    p.set_param("causal", a.causal ? 1 : 0);
+  }
+  return p;
+}
+
+const std::vector<Spec>& specs() {
+  static const std::vector<Spec> s = {
+      {"softmax/torch/softmax", "at::softmax(x, 0)"},
+      {"log_softmax/torch/log_softmax", "at::log_softmax(x, 0)"},
+      {"logsumexp/torch/logsumexp", "at::logsumexp(x, {0})"},
+      {"layer_norm/torch/layer_norm", "at::layer_norm(x, {n}, no weight, no bias, eps)",
+       {{"eps", 1e-5}}},
+      {"batch_norm/torch/batch_norm",
+       "at::batch_norm(x [n, c], training, no running stats, no weight or bias, eps)",
+       {{"eps", 1e-5}}},
+      {"sum/torch/sum", "at::sum(x)", {}, true, true},
+      {"mean/torch/mean", "at::mean(x)"},
+      {"var/torch/var", "at::var(x, unbiased)", {{"unbiased", 1}}, true, true},
+      {"std/torch/std", "at::std(x, unbiased)", {{"unbiased", 1}}},
+      {"l2_norm/torch/vector_norm", "at::linalg_vector_norm(x, 2)"},
+      {"cumsum/torch/cumsum", "at::cumsum(x, 0)"},
+      {"logcumsumexp/torch/logcumsumexp", "at::logcumsumexp(x, 0)"},
+      {"logaddexp/torch/logaddexp", "at::logaddexp(a, b)"},
+      {"exp/torch/exp", "at::exp"},
+      {"log/torch/log", "at::log"},
+      {"log1p/torch/log1p", "at::log1p"},
+      {"expm1/torch/expm1", "at::expm1"},
+      {"tanh/torch/tanh", "at::tanh"},
+      {"erf/torch/erf", "at::erf"},
+      {"sigmoid/torch/sigmoid", "at::sigmoid"},
+      {"log_sigmoid/torch/logsigmoid", "at::log_sigmoid"},
+      {"softplus/torch/softplus", "at::softplus(x, beta 1, threshold 20): its defaults"},
+      {"silu/torch/silu", "at::silu"},
+      {"gelu/torch/gelu", "at::gelu(x, \"none\")"},
+      {"gelu_tanh/torch/gelu_tanh", "at::gelu(x, \"tanh\")"},
+      {"cross_entropy/torch/cross_entropy",
+       "at::cross_entropy_loss(x [1, n], target [1], mean over the one sample)", {{"target", 0}}},
+      {"bce_with_logits/torch/binary_cross_entropy_with_logits",
+       "at::binary_cross_entropy_with_logits(x, z, reduction none)"},
+      {"kl_div/torch/kl_div", "at::kl_div(logq, p, reduction sum, log_target false)"},
+      {"pairwise_distance/torch/pairwise_distance", "at::pairwise_distance(a, b, 2, eps)",
+       {{"eps", oracle::kPairwiseEpsDefault}}},
+      {"dot/torch/dot", "at::dot(a, b)"},
+      {"gemm/torch/matmul", "at::matmul(A, B)"},
+      {"attention/torch/scaled_dot_product_attention",
+       "at::_scaled_dot_product_attention(q, k, v, is_causal) on [1, s, d] (1.13's math kernel; a "
+       "scale other than 1/sqrt(d) is folded into q)"},
+  };
+  return s;
+}
+
+}  // namespace
+
+void register_torch(Registry& registry) {
+  for (const auto& entry : torch_catalog()) {
+    const Spec* spec = nullptr;
+    for (const auto& s : specs())
+      if (entry.id == s.id) spec = &s;
+    if (!spec) throw std::logic_error("libs: no libtorch implementation for " + entry.id);
+    Target t;
+    t.id = spec->id;
+    t.kind = TargetKind::library;
+    t.description = std::string("libtorch ") + spec->description +
+                    " (CPU, one thread; black box: no CESTAC)";
+    t.dtypes = {DType::f64, DType::f32};
+    if (spec->f16) t.dtypes.push_back(DType::f16);
+    if (spec->bf16) t.dtypes.push_back(DType::bf16);
+    t.native = [spec](const Input& in) { return module().run(spec->id, prepared(in, *spec)); };
+    registry.add_target(entry.family, std::move(t));
+  }
+}
+
+}  // namespace stabfuzz::libs

@@ -1,0 +1,55 @@
+// oneDNN targets: registered per the catalog, accurate on typical inputs, layouts exact.
+#include "tests/libs/library_check.h"
+
+namespace stabfuzz::testing {
+namespace {
+
+#ifdef STABFUZZ_HAVE_ONEDNN
+TEST(OnednnTargets, EveryCatalogEntryIsRegisteredOrListed) {
+  const auto targets = registered(libs::onednn_catalog());
+  EXPECT_FALSE(targets.empty());
+  for (const auto& [f, t] : targets)  // no f64 on oneDNN's CPU engine; f32 always builds
+    EXPECT_EQ(t->dtypes.front(), DType::f32) << t->id;
+}
+
+// Library findings on the first regime's inputs (oneDNN 2.6.3, jit:avx2), checked independently of
+// stabfuzz against libm in double: eltwise_log errs by up to 1e-5 relative (~160 ulps) on moderate
+// x; soft_relu returns 0 below x ~ -15 and -1.9e-6 at x = -18 (exact 1.5e-8); logsigmoid, gelu_erf
+// and gelu_tanh lose the negative tail (-0 for results near -1e-7 .. -2e-16).
+const std::set<std::string> kKnownFindings = {
+    "log/onednn/eltwise_log f32", "softplus/onednn/eltwise_soft_relu f32",
+    "log_sigmoid/onednn/eltwise_logsigmoid f32", "gelu/onednn/eltwise_gelu_erf f32",
+    "gelu_tanh/onednn/eltwise_gelu_tanh f32"};
+
+TEST(OnednnTargets, AccurateOnTypicalInputs) {
+  for (const auto& [f, t] : registered(libs::onednn_catalog()))
+    for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, kKnownFindings);
+}
+
+TEST(OnednnTargets, LayoutsAreExact) {
+  const auto [gf, gemm] = default_registry().find_target("gemm/onednn/matmul");
+  ASSERT_NE(gemm, nullptr);
+  Input mm;  // A [2, 3], B [3, 1]: C = [1 - 2 + 6, 4 - 5 + 12] = [5, 11]
+  mm.args = {{{2, 3}, {1, 2, 3, 4, 5, 6}}, {{3, 1}, {1, -1, 2}}};
+  expect_exact(*gemm, mm, {5, 11});
+  const auto [bf, bn] = default_registry().find_target("batch_norm/onednn/batch_normalization");
+  ASSERT_NE(bn, nullptr);
+  Input x;  // [2, 2]: channel 0 = {1, 3}, channel 1 = {5, 5}; eps 0 is refused, so y = +-1/sqrt(1 + eps)
+  x.args = {{{2, 2}, {1, 5, 3, 5}}};
+  x.dtype = DType::f32;
+  const auto y = bn->native(x);
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_LT(y[0], -0.99);
+  EXPECT_GT(y[2], 0.99);
+  EXPECT_EQ(y[1], 0);  // the constant channel, not the row
+  EXPECT_EQ(y[3], 0);
+}
+#else
+TEST(OnednnTargets, ListedUnavailableWithTheReason) {
+  expect_listed_unavailable(libs::onednn_catalog(), "libdnnl-dev");
+  GTEST_SKIP() << "built without oneDNN: only the unavailable listing is checked";
+}
+#endif
+
+}  // namespace
+}  // namespace stabfuzz::testing

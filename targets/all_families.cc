@@ -2,6 +2,7 @@
 #include "injectors/all_injectors.h"
 #include "injectors/fault_mutants.h"
 #include "targets/families.h"
+#include "targets/gpu_targets.h"
 
 namespace stabfuzz {
 
@@ -22,6 +23,7 @@ Registry& mutable_default_registry() {
     }
     // Targets outside the operator suite: real libraries and GPU kernels, each registered
     // when present in this build and on this machine, else listed as unavailable with why.
+    targets::register_gpu_targets(r);
     return r;
   }();
   return registry;

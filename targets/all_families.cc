@@ -3,6 +3,7 @@
 #include "injectors/fault_mutants.h"
 #include "libs/libraries.h"
 #include "targets/families.h"
+#include "targets/gpu_targets.h"
 
 namespace stabfuzz {
 
@@ -24,6 +25,7 @@ Registry& mutable_default_registry() {
     // Targets outside the operator suite: real libraries and GPU kernels, each registered
     // when present in this build and on this machine, else listed as unavailable with why.
     libs::register_libraries(r);
+    targets::register_gpu_targets(r);
     return r;
   }();
   return registry;

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "stabfuzz/gpu/cestac_core.h"
+
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #else
@@ -52,16 +54,8 @@ struct Config {
   bool detect = true;     // instability detection on (off only to measure its cost)
 };
 
-// Counter-based generator: bits = mix(key, counter++). SplitMix64's finalizer is a bijection with
-// full avalanche, enough to drive rounding choices (not cryptography).
-inline uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-inline uint64_t stream_key(uint64_t seed, uint64_t stream) {
-  return mix64(seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL) ^ mix64(~stream);
-}
+// Counter-based generator: bits = mix64(key + c * counter++), keyed by stream_key(seed, stream);
+// mix64 and stream_key are shared with the device engine (stabfuzz/gpu/cestac_core.h).
 
 struct SiteCount {
   Kind kind;
@@ -136,7 +130,7 @@ Log& thread_log();
 __attribute__((always_inline)) inline uint32_t random_bits(HotState& ts, int n) {
   uint64_t w = ts.word;
   if ((w >> n) == 0) [[unlikely]]  // fewer than n bits left: 63 fresh ones under the sentinel
-    w = (mix64(ts.key + 0x9e3779b97f4a7c15ULL * ++ts.counter) >> 1) | (uint64_t{1} << 63);
+    w = (stream_word(ts.key, ++ts.counter) >> 1) | (uint64_t{1} << 63);
   ts.word = w >> n;
   return static_cast<uint32_t>(w & ((uint64_t{1} << n) - 1));
 }

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include "stabfuzz/cestac.h"
+#include "stabfuzz/gpu/cestac_core.h"
 #include "stabfuzz/lowp.h"
 
 #define SF_ALWAYS_INLINE __attribute__((always_inline)) inline
@@ -21,13 +22,8 @@
 
 namespace stabfuzz::cestac {
 
-// Student's t quantile t_{N-1, 0.975}: the confidence interval CESTAC's digit count rests on
-// (beta = 0.95). tau = 4.303 for N = 3.
-constexpr double student_tau(int n) {
-  constexpr double kTable[] = {0,     0,     12.706, 4.303, 3.182, 2.776, 2.571,
-                               2.447, 2.365, 2.306,  2.262, 2.228, 2.201};
-  return n < 13 ? kTable[n] : 2.2;
-}
+// student_tau, digit_scale, zero_from_moments and digits_from_moments live in
+// stabfuzz/gpu/cestac_core.h, shared with the device engine.
 
 namespace detail {
 
@@ -148,20 +144,7 @@ SF_ALWAYS_INLINE bool computational_zero(const T* s) {
 
 // Number of exact significant decimal digits of the samples' mean: log10(|mean| / (kappa sigma)),
 // capped at the format's precision; 0 for a computational zero; the full precision when all
-// samples agree. The classical CESTAC bound takes kappa = tau / sqrt(N), a 95% lower confidence
-// bound on the digits: it underclaims by more than one digit about a third of the time with 3
-// samples (the true error of the mean is usually far below the bound). digit_scale centres the
-// estimate instead for 4 samples, the default (Stoch<T, 3> computes 4 in one vector).
-constexpr double digit_scale(int n) {
-  // 0.35: agreement within one digit of the oracle's true digits in 94.9/96.4/95.2% of `stabfuzz
-  // calibrate --runs 250` cases at seeds 1/2/3 (2000 each), overclaims 1.8/1.1/1.6%; chosen
-  // among 0.15-1.0 at seed 1. Gaussian theory for 4 samples caps agreement near 95% for any kappa.
-  constexpr double kSqrt[] = {1, 1, 1.41421356, 1.73205081, 2, 2.23606798, 2.44948974, 2.64575131,
-                              2.82842712, 3, 3.16227766, 3.31662479, 3.46410162, 3.60555128,
-                              3.74165739, 3.87298335, 4};
-  return n == 4 ? 0.35 : student_tau(n) / kSqrt[n < 16 ? n : 16];
-}
-
+// samples agree. kappa: detail::digit_scale (stabfuzz/gpu/cestac_core.h).
 template <int N, class T>
 double digits(const T* s, int precision = std::numeric_limits<T>::digits,
               double kappa = digit_scale(N)) {
@@ -179,9 +162,7 @@ double digits(const T* s, int precision = std::numeric_limits<T>::digits,
   mean /= N;
   long double ss = 0;
   for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
-  const long double sigma = std::sqrt(ss / (N - 1));
-  const double c = static_cast<double>(std::log10(std::fabs(mean) / (kappa * sigma)));
-  return c < 0 ? 0.0 : (c > full ? full : c);
+  return digits_from_moments<long double>(N, mean, ss, kappa, full);
 }
 
 // ---- slow paths: reached only when an instability is possible ---------------------------------

@@ -1,0 +1,23 @@
+# GPU targets: CUDA reference kernels with the device CESTAC type, cuBLAS GEMM modes, the GPU
+# self-test and benchmark. Without CUDA, the same target ids are listed as unavailable.
+target_sources(stabfuzz_core PRIVATE targets/gpu_target_ids.cc)
+if(STABFUZZ_HAVE_CUDA)
+  add_library(stabfuzz_cuda_kernels STATIC targets/cuda/kernels.cu targets/cublas/gemm_cublas.cc)
+  target_include_directories(stabfuzz_cuda_kernels PUBLIC
+    ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/harness/include)
+  # Samples must compute what the intrinsics say: no contraction into fma, no approximate math.
+  target_compile_options(stabfuzz_cuda_kernels PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${STABFUZZ_WERROR}>>:-Werror>)
+  target_link_libraries(stabfuzz_cuda_kernels PUBLIC CUDA::cudart CUDA::cublas)
+  set_target_properties(stabfuzz_cuda_kernels PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+  target_sources(stabfuzz_core PRIVATE targets/cuda/cuda_targets.cc)
+  target_link_libraries(stabfuzz_core PUBLIC stabfuzz_cuda_kernels)
+  # Needs only CUDA (no MPFR, Boost, RapidCheck): ci/gpu-check builds it on bare GPU machines too.
+  add_executable(stabfuzz_gpu_selftest targets/cuda/gpu_selftest.cc)
+  target_link_libraries(stabfuzz_gpu_selftest PRIVATE stabfuzz_cuda_kernels)
+  target_link_options(stabfuzz_gpu_selftest PRIVATE -no-pie)
+else()
+  target_sources(stabfuzz_core PRIVATE targets/cuda/cuda_targets_none.cc)
+endif()

@@ -1,0 +1,344 @@
+// CUDA reference kernels, each written once over its scalar type (float, double, DStoch<...>):
+// softmax, log_softmax, layer_norm, rms_norm, sum, var, tiled gemm, one-head attention.
+//
+// Reductions err like the CPU references' pairwise sums: a row kernel runs one block per row,
+// B = clamp(2^ceil(log2(n/8)), 32, 1024) threads, each summing a contiguous chunk of
+// L = ceil(n/B) values in order, then a balanced tree (warp shuffles, then the warps' partials):
+// error <= (L - 1 + log2 B) u sum|x|, the CPU's (7 + log2(n/8)) u for n <= 8192. gemm and
+// attention's dots sum chunks of 8 products in order and combine the chunks' sums pairwise (a
+// binary counter), bound (7 + ceil(log2(k/8)) + 1) u sum|a b|. Included by kernels.cu only.
+#pragma once
+
+#include "stabfuzz/gpu/dstoch.cuh"
+
+namespace stabfuzz::gpu {
+
+// ---- reductions ---------------------------------------------------------------------------------
+struct Span {
+  int lo, hi;  // this thread's contiguous chunk of [0, n)
+};
+__device__ __forceinline__ Span chunk_of(int n) {
+  const int len = (n + static_cast<int>(blockDim.x) - 1) / static_cast<int>(blockDim.x);
+  const int lo = static_cast<int>(threadIdx.x) * len;
+  return {lo < n ? lo : n, lo + len < n ? lo + len : n};
+}
+
+struct Add {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const { return a + b; }
+};
+struct Max {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const { return b > a ? b : a; }
+};
+
+// Balanced tree over the block's values, the result in every thread. `sh`: >= 32 T of shared
+// memory. Only lanes below the offset combine, so no thread computes (or flags) a sum that is not
+// part of the tree. blockDim.x: a power of two, 32..1024.
+template <class T, class Op>
+__device__ T block_reduce(T v, Op op, T* sh) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  for (int off = 16; off > 0; off >>= 1) {
+    const T o = shfl_down(v, off);
+    if (lane < off) v = op(v, o);
+  }
+  __syncthreads();  // sh may still be read by the previous reduction
+  if (lane == 0) sh[warp] = v;
+  __syncthreads();
+  if (warp == 0 && warps > 1) {
+    v = lane < warps ? sh[lane] : sh[0];
+    for (int off = warps / 2; off > 0; off >>= 1) {
+      const T o = shfl_down(v, off);
+      if (lane < off) v = op(v, o);
+    }
+    if (lane == 0) sh[0] = v;
+  }
+  __syncthreads();
+  return sh[0];
+}
+
+// Sum over [0, n) of f(j): each thread its chunk in order, then the tree.
+template <class T, class F>
+__device__ T block_sum(int n, F f, T* sh) {
+  const Span sp = chunk_of(n);
+  T p = T(0);
+  for (int j = sp.lo; j < sp.hi; ++j) p = j == sp.lo ? f(j) : p + f(j);
+  return block_reduce(p, Add{}, sh);
+}
+template <class T, class F>
+__device__ T block_max(int n, F f, T* sh) {
+  const Span sp = chunk_of(n);
+  T p = T(-INFINITY);
+  for (int j = sp.lo; j < sp.hi; ++j) {
+    const T v = f(j);
+    if (j == sp.lo || v > p) p = v;
+  }
+  return block_reduce(p, Max{}, sh);
+}
+// Index of the largest f(j), j != skip (the first on ties); -1 when none.
+template <class T, class F>
+__device__ int block_argmax(int n, int skip, F f, T* shv, int* shi) {
+  const Span sp = chunk_of(n);
+  T bv = T(0);
+  int bi = -1;
+  for (int j = sp.lo; j < sp.hi; ++j) {
+    if (j == skip) continue;
+    const T v = f(j);
+    if (bi < 0 || v > bv) bv = v, bi = j;
+  }
+  auto take = [](T& av, int& ai, const T& ov, int oi) {
+    if (oi >= 0 && (ai < 0 || ov > av || (!(av > ov) && oi < ai))) av = ov, ai = oi;
+  };
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  for (int off = 16; off > 0; off >>= 1) {
+    const T ov = shfl_down(bv, off);
+    const int oi = shfl_down(bi, off);
+    if (lane < off) take(bv, bi, ov, oi);
+  }
+  __syncthreads();
+  if (lane == 0) shv[warp] = bv, shi[warp] = bi;
+  __syncthreads();
+  if (warp == 0 && warps > 1) {
+    bv = shv[lane < warps ? lane : 0];
+    bi = lane < warps ? shi[lane] : -1;
+    for (int off = warps / 2; off > 0; off >>= 1) {
+      const T ov = shfl_down(bv, off);
+      const int oi = shfl_down(bi, off);
+      if (lane < off) take(bv, bi, ov, oi);
+    }
+    if (lane == 0) shi[0] = bi;
+  }
+  __syncthreads();
+  return shi[0];
+}
+
+// Sums of chunks of 8 pushed in order, combined pairwise by a binary counter (at most 2^16 chunks).
+template <class T>
+struct PairwiseAcc {
+  T level[17];
+  unsigned count = 0;
+  __device__ void push(T v) {
+    unsigned c = count++;
+    int l = 0;
+    for (; c & 1u; c >>= 1, ++l) v = level[l] + v;
+    level[l] = v;
+  }
+  __device__ T result() const {
+    T r = T(0);
+    bool have = false;
+    for (int l = 0; l < 17; ++l)
+      if ((count >> l) & 1u) r = have ? level[l] + r : level[l], have = true;
+    return r;
+  }
+};
+// sum_{l < n} term(l): chunks of 8 in order, chunks pairwise.
+template <class T, class F>
+__device__ T pairwise_terms(int n, F term) {
+  PairwiseAcc<T> acc;
+  for (int c = 0; c < n; c += 8) {
+    T s = term(c);
+    for (int l = c + 1; l < c + 8 && l < n; ++l) s = s + term(l);
+    acc.push(s);
+  }
+  return acc.result();
+}
+
+template <class T>
+__device__ __forceinline__ T square(const T& v) {  // 0 for a (computational) zero, as on the CPU
+  return v == T(0) ? T(0) : v * v;
+}
+template <class T>
+__device__ __forceinline__ double first_sample(const T& v) {
+  if constexpr (std::is_arithmetic<T>::value) return v; else return v.s[0];
+}
+// v * 2^k in representable steps (targets/cpu/reductions.h scale_pow2): exact unless the result
+// over- or underflows, rounded once at the end.
+template <class T>
+__device__ T scale_pow2(T v, long k) {
+  using B = scalar_of_t<T>;
+  constexpr long kHi = sizeof(B) == 8 ? 1023 : 127, kLo = sizeof(B) == 8 ? -1074 : -149;
+  while (k > kHi || k < kLo) {
+    const long step = k > kHi ? (k - kHi < kHi ? k - kHi : kHi) : (k - kLo > kLo ? k - kLo : kLo);
+    v = v * T(static_cast<B>(ldexp(1.0, static_cast<int>(step))));
+    k -= step;
+  }
+  return v * T(static_cast<B>(ldexp(1.0, static_cast<int>(k))));
+}
+
+// ---- row kernels: one block per row ---------------------------------------------------------------
+#define SF_ROW_SETUP(T)                                                          \
+  using B = scalar_of_t<T>;                                                      \
+  extern __shared__ __align__(16) unsigned char smem_raw[];                      \
+  T* sh = reinterpret_cast<T*>(smem_raw);                                        \
+  int* shi = reinterpret_cast<int*>(smem_raw + 32 * sizeof(T));                  \
+  (void)shi;                                                                     \
+  x += static_cast<size_t>(blockIdx.x) * n;                                      \
+  const Span sp = chunk_of(n);
+
+// softmax: max shift, exp, sum, division.
+template <class T>
+__global__ void softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
+  SF_ROW_SETUP(T)
+  y += static_cast<size_t>(blockIdx.x) * n;
+  const T m = block_max<T>(n, [&](int j) { return T(x[j]); }, sh);
+  T p = T(0);
+  for (int j = sp.lo; j < sp.hi; ++j) {
+    const T e = exp(T(x[j]) - m);  // exponents <= 0: no overflow
+    y[j] = e;
+    p = j == sp.lo ? e : p + e;
+  }
+  const T s = block_reduce(p, Add{}, sh);  // >= 1
+  for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] / s;
+}
+
+// log_softmax: y = (x - x_k) - log1p(sum_{j != k} e^(x_j - x_k)), the sum formed around the
+// second largest x_k2 (targets/cpu/normalization.h shifted_lse).
+template <class T>
+__global__ void log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
+  SF_ROW_SETUP(T)
+  y += static_cast<size_t>(blockIdx.x) * n;
+  auto xv = [&](int j) { return T(x[j]); };
+  const int k = block_argmax<T>(n, -1, xv, sh, shi);
+  T l = T(0);
+  if (n > 1) {
+    const int k2 = block_argmax<T>(n, k, xv, sh, shi);
+    const T u = block_sum<T>(n, [&](int j) { return j == k ? T(0) : exp(T(x[j]) - T(x[k2])); }, sh);
+    const T t = exp((T(x[k2]) - T(x[k])) + log(u));
+    l = t < T(B(0x1p-60)) ? t : log1p(t);
+  }
+  for (int j = sp.lo; j < sp.hi; ++j) y[j] = (T(x[j]) - T(x[k])) - l;
+}
+
+// y = c / (S sqrt(mean((c/S)^2) + (eps/S)/S)), S = max(max|c|, sqrt eps); c in y, in place.
+template <class T>
+__device__ void scaled_normalize(T* y, int n, T eps, T* sh) {
+  const Span sp = chunk_of(n);
+  const T m = block_max<T>(n, [&](int j) { return fabs(y[j]); }, sh);
+  const T r = sqrt(eps);
+  const T s = m > r ? m : r;
+  const T q = block_sum<T>(n, [&](int j) { return square(y[j] / s); }, sh) / T(double(n));
+  const T sigma = s * sqrt(q + (eps / s) / s);
+  for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] / sigma;
+}
+
+// layer_norm: corrected two-pass mean (mu1, then the mean mu2 of x - mu1), both as S mean(v/S).
+template <class T>
+__global__ void layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
+  SF_ROW_SETUP(T)
+  y += static_cast<size_t>(blockIdx.x) * n;
+  const T s = block_max<T>(n, [&](int j) { return fabs(T(x[j])); }, sh);
+  if (s == T(0)) {  // a zero row: y = 0
+    for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(0);
+    return;
+  }
+  const T nn = T(double(n));
+  const T mu1 = (block_sum<T>(n, [&](int j) { return T(x[j]) / s; }, sh) / nn) * s;
+  for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(x[j]) - mu1;
+  const T mu2 = (block_sum<T>(n, [&](int j) { return y[j] / s; }, sh) / nn) * s;
+  for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] - mu2;
+  scaled_normalize(y, n, T(eps), sh);
+}
+
+template <class T>
+__global__ void rms_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
+  SF_ROW_SETUP(T)
+  y += static_cast<size_t>(blockIdx.x) * n;
+  for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(x[j]);
+  scaled_normalize(y, n, T(eps), sh);
+}
+
+// sum: scaled by 2^-32 first when max|x| >= 2^(emax - 32), so no partial sum overflows.
+template <class T>
+__global__ void sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
+  SF_ROW_SETUP(T)
+  constexpr int kEmax = sizeof(B) == 8 ? 1023 : 127;
+  const T m = block_max<T>(n, [&](int j) { return fabs(T(x[j])); }, sh);
+  const bool guard = m >= T(B(ldexp(1.0, kEmax - 32)));
+  const T down = T(B(0x1p-32)), up = T(B(0x1p32));
+  const T s = block_sum<T>(n, [&](int j) { return guard ? T(x[j]) * down : T(x[j]); }, sh);
+  if (threadIdx.x == 0) y[blockIdx.x] = guard ? s * up : s;
+}
+
+// var: corrected two-pass on data scaled by 2^k into [1, 2) (targets/cpu/reductions.h
+// VarianceStable); `w`: n values of scratch per row.
+template <class T>
+__global__ void var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of_t<T> correction) {
+  SF_ROW_SETUP(T)
+  w += static_cast<size_t>(blockIdx.x) * n;
+  const T m = block_max<T>(n, [&](int j) { return fabs(T(x[j])); }, sh);
+  if (m == T(0)) {
+    if (threadIdx.x == 0) y[blockIdx.x] = T(0);
+    return;
+  }
+  const long k = -static_cast<long>(ilogb(first_sample(m)));  // m is an input: exact
+  for (int j = sp.lo; j < sp.hi; ++j) w[j] = scale_pow2(T(x[j]), k);
+  __syncthreads();
+  const T x0 = w[0];
+  const T nn = T(double(n));
+  const T mean = x0 + block_sum<T>(n, [&](int j) { return w[j] - x0; }, sh) / nn;
+  for (int j = sp.lo; j < sp.hi; ++j) w[j] = w[j] - mean;
+  const T s1 = block_sum<T>(n, [&](int j) { return w[j]; }, sh);
+  const T s2 = block_sum<T>(n, [&](int j) { return square(w[j]); }, sh);
+  T v = (s2 - square(s1) / nn) / T(double(n) - double(correction));
+  v = (v + fabs(v)) * T(B(0.5));  // max(v, 0) sample by sample
+  if (threadIdx.x == 0) y[blockIdx.x] = scale_pow2(v, -2 * k);
+}
+
+// ---- gemm: 16 x 16 output tiles, k in shared-memory chunks of 8 -----------------------------------
+inline constexpr int kGemmTile = 16, kGemmChunk = 8;
+
+template <class T>
+__global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T* c, int m, int k, int n) {
+  using B = scalar_of_t<T>;
+  __shared__ B as[kGemmTile][kGemmChunk];
+  __shared__ B bs[kGemmChunk][kGemmTile];
+  const int tx = threadIdx.x, ty = threadIdx.y, id = ty * kGemmTile + tx;
+  const int row = blockIdx.y * kGemmTile + ty, col = blockIdx.x * kGemmTile + tx;
+  PairwiseAcc<T> acc;
+  for (int c0 = 0; c0 < k; c0 += kGemmChunk) {
+    if (id < kGemmTile * kGemmChunk) {
+      const int r = blockIdx.y * kGemmTile + id / kGemmChunk, l = c0 + id % kGemmChunk;
+      as[id / kGemmChunk][id % kGemmChunk] = r < m && l < k ? a[static_cast<size_t>(r) * k + l] : B(0);
+    } else {
+      const int j = id - kGemmTile * kGemmChunk;
+      const int l = c0 + j / kGemmTile, cc = blockIdx.x * kGemmTile + j % kGemmTile;
+      bs[j / kGemmTile][j % kGemmTile] = l < k && cc < n ? b[static_cast<size_t>(l) * n + cc] : B(0);
+    }
+    __syncthreads();
+    const int len = k - c0 < kGemmChunk ? k - c0 : kGemmChunk;
+    T s = T(as[ty][0]) * T(bs[0][tx]);  // rounded products summed in order
+    for (int l = 1; l < len; ++l) s = s + T(as[ty][l]) * T(bs[l][tx]);
+    if (row < m && col < n) acc.push(s);
+    __syncthreads();
+  }
+  if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc.result();
+}
+
+// ---- attention: one block per query row ----------------------------------------------------------
+// Scores (pairwise dot) * scale into e, max shift, exp, z = sum e, O_ij = (sum_l e_l V_lj) / z.
+template <class T>
+__global__ void attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* kk,
+                                 const scalar_of_t<T>* v, T* o, T* e, int t, int d, int dv,
+                                 scalar_of_t<T> scale, int causal) {
+  using B = scalar_of_t<T>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* sh = reinterpret_cast<T*>(smem_raw);
+  const int i = blockIdx.x, tl = causal ? i + 1 : t;
+  e += static_cast<size_t>(i) * t;
+  const B* qi = q + static_cast<size_t>(i) * d;
+  for (int l = threadIdx.x; l < tl; l += blockDim.x) {
+    const B* kl = kk + static_cast<size_t>(l) * d;
+    e[l] = pairwise_terms<T>(d, [&](int c) { return T(qi[c]) * T(kl[c]); }) * T(scale);
+  }
+  __syncthreads();
+  const T m = block_max<T>(tl, [&](int l) { return e[l]; }, sh);
+  const Span sp = chunk_of(tl);
+  for (int l = sp.lo; l < sp.hi; ++l) e[l] = exp(e[l] - m);  // exponents <= 0
+  const T z = block_sum<T>(tl, [&](int l) { return e[l]; }, sh);  // z >= 1; syncs: e visible
+  for (int j = threadIdx.x; j < dv; j += blockDim.x) {
+    const T num = pairwise_terms<T>(tl, [&](int l) { return e[l] * T(v[static_cast<size_t>(l) * dv + j]); });
+    o[static_cast<size_t>(i) * dv + j] = num / z;
+  }
+}
+
+}  // namespace stabfuzz::gpu

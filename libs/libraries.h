@@ -13,8 +13,7 @@ namespace stabfuzz::libs {
 // as unavailable with the reason. Called once, from targets/all_families.cc.
 void register_libraries(Registry& registry);
 
-// One library target: the family it implements and its id; `dtypes` are the ones stabfuzz would
-// ask for (the library may offer fewer on this machine).
+// One library target: the family it implements and its id (`family/<library>/<name>`).
 struct LibraryTarget {
   std::string family;
   std::string id;

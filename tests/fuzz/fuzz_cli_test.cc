@@ -48,6 +48,13 @@ TEST(FuzzCli, FindsTheSoftmaxMutantWithAReplayableInput) {
   const json::Value s = json::parse(slurp(out + "/summary.json"));
   EXPECT_EQ(s.at("engine").as_string(), "fuzz");
   EXPECT_GE(s.at("first_finding_execution").as_number(), 1);
+  // The raw bytes beside the crash file replay through libFuzzer too (a file argument runs once).
+  const std::string bin = f.at("crash_file").as_string().substr(0, f.at("crash_file").as_string().size() - 4) + ".bin";
+  ASSERT_TRUE(fs::exists(bin)) << bin;
+  const auto again = run_stabfuzz("fuzz --target softmax --impl softmax/injected/no_max_subtract --seed 3 --quiet "
+                                  "--out " + out + "-again -- " + bin);
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(count_lines(slurp(out + "-again/findings.jsonl")), 1);
   fs::remove_all(fs::path(out).parent_path());
 }
 

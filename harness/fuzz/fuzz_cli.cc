@@ -90,7 +90,9 @@ int command(const cli::Options& o, int argc, char** argv, TablePrinter table) {
   f.libfuzzer_args = lf;
   if (f.time_s <= 0 && f.runs <= 0 && !passive_mode(lf)) {
     bool limit = false;
-    for (const auto& a : lf) limit |= a.rfind("-runs=", 0) == 0 || a.rfind("-max_total_time=", 0) == 0;
+    for (const auto& a : lf)  // libFuzzer's limits, or files to run once each (reproducing a crash)
+      limit |= a.rfind("-runs=", 0) == 0 || a.rfind("-max_total_time=", 0) == 0 ||
+               std::filesystem::is_regular_file(a);
     if (!limit) throw InputError("give --time S or --runs N (or libFuzzer's -runs/-max_total_time after --)");
   }
   std::string env;

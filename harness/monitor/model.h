@@ -68,10 +68,7 @@ struct Workspace {
 
 namespace detail {
 
-// An absolute error bound relative to |value| (infinite for a zero value with a nonzero bound).
-inline double rel(double abs_err, double value) {
-  return value == 0 ? (abs_err == 0 ? 0.0 : INFINITY) : abs_err / std::fabs(value);
-}
+
 
 }  // namespace detail
 
@@ -125,23 +122,23 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   const Errors e_z1 = tr.op(l1, Phase::forward, cnn ? "conv3x3" : "matmul", STABFUZZ_MONITOR_SITE,
                             ws.z1.data(), BH, [&](size_t e) {
     const size_t b = e / H, j = e % H;
-    double s = 0;
+    Propagated s;
     if (!cnn) {
-      s = std::fabs(value_of(p.b1[j])) * e_b1[j];
+      s.add(std::fabs(value_of(p.b1[j])), e_b1[j]);
       for (int k = 0; k < F; ++k) {
         const size_t xi = b * F + k, wi = size_t(k) * H + j;
-        s += std::fabs(value_of(x[xi]) * value_of(p.w1[wi])) * (e_x[xi] + e_w1[wi]);
+        s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
       }
     } else {
       const size_t c = j / (oh * ow), i = (j / ow) % oh, jj = j % ow;
-      s = std::fabs(value_of(p.b1[c])) * e_b1[c];
+      s.add(std::fabs(value_of(p.b1[c])), e_b1[c]);
       for (int u = 0; u < 3; ++u)
         for (int v = 0; v < 3; ++v) {
           const size_t xi = b * F + (i + u) * spec.width + jj + v, wi = c * 9 + u * 3 + v;
-          s += std::fabs(value_of(x[xi]) * value_of(p.w1[wi])) * (e_x[xi] + e_w1[wi]);
+          s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
         }
     }
-    return detail::rel(s, value_of(ws.z1[e]));
+    return s.rel(value_of(ws.z1[e]));
   });
 
   // ---- forward: tanh ---------------------------------------------------------------------------
@@ -150,7 +147,7 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   const Errors e_a1 = tr.op("tanh1", Phase::forward, "tanh", STABFUZZ_MONITOR_SITE, ws.a1.data(), BH,
                             [&](size_t e) {  // cond |z tanh'(z) / tanh(z)| <= 1
     const double z = value_of(ws.z1[e]), a = std::tanh(z);
-    return (a == 0 ? 1.0 : std::fabs(z * (1 - a * a) / a)) * e_z1[e];
+    return Explained{(a == 0 ? 1.0 : std::fabs(z * (1 - a * a) / a)) * e_z1[e], e_z1[e]};
   });
 
   // ---- forward: fc2 ----------------------------------------------------------------------------
@@ -167,12 +164,13 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   const Errors e_z2 = tr.op("fc2", Phase::forward, "matmul", STABFUZZ_MONITOR_SITE, ws.z2.data(), BC,
                             [&](size_t e) {
     const size_t b = e / C, c = e % C;
-    double s = std::fabs(value_of(p.b2[c])) * e_b2[c];
+    Propagated s;
+    s.add(std::fabs(value_of(p.b2[c])), e_b2[c]);
     for (int k = 0; k < H; ++k) {
       const size_t ai = b * H + k, wi = size_t(k) * C + c;
-      s += std::fabs(value_of(ws.a1[ai]) * value_of(p.w2[wi])) * (e_a1[ai] + e_w2[wi]);
+      s.add(std::fabs(value_of(ws.a1[ai]) * value_of(p.w2[wi])), e_a1[ai] + e_w2[wi]);
     }
-    return detail::rel(s, value_of(ws.z2[e]));
+    return s.rel(value_of(ws.z2[e]));
   });
 
   // ---- loss and its gradient with respect to the logits ----------------------------------------
@@ -227,9 +225,9 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   // l(z): explained sum_c |z_c dl/dz_c| e_z / |l|
   const char* loss_op = loss_kind == LossKind::mse ? "mse" : loss_kind == LossKind::ce ? "cross_entropy" : "cross_entropy_naive";
   tr.op("loss", Phase::forward, loss_op, STABFUZZ_MONITOR_SITE, ws.loss.data(), size_t(B), [&](size_t b) {
-    double s = 0;
-    for (int c = 0; c < C; ++c) s += std::fabs(value_of(ws.z2[b * C + c]) * ptrue[b * C + c]) * e_z2[b * C + c];
-    return detail::rel(s, value_of(ws.loss[b]));
+    Propagated s;
+    for (int c = 0; c < C; ++c) s.add(std::fabs(value_of(ws.z2[b * C + c]) * ptrue[b * C + c]), e_z2[b * C + c]);
+    return s.rel(value_of(ws.loss[b]));
   });
   T total = T(0);
   for (int b = 0; b < B; ++b) total += ws.loss[b];
@@ -241,7 +239,7 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
                              [&](size_t e) {
     const size_t b = e / C, c = e % C;
     if (loss_kind == LossKind::mse) {  // (z - t) / B: explained |z| e_z / |z - t|
-      return detail::rel(std::fabs(value_of(ws.z2[e])) * e_z2[e], ptrue[e]);
+      return Propagated{}.add(std::fabs(value_of(ws.z2[e])), e_z2[e]).rel(ptrue[e]);
     }
     // d log|g_c| / d z_k for g_c = p_c (c != y) or -R/S (c == y)
     double zm = -INFINITY;
@@ -249,14 +247,15 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
     double S = 0, ek[16];
     for (int k = 0; k < C; ++k) S += ek[k] = std::exp(value_of(ws.z2[b * C + k]) - zm);
     const int yb = y[b];
-    const double R = S - ek[yb];
-    double kappa = 0;
+    double R = 0;  // summed, not S - e_y: no cancellation when p_y is near 1
+    for (int k = 0; k < C; ++k) R += k == yb ? 0.0 : ek[k];
+    Propagated kappa;
     for (int k = 0; k < C; ++k) {
       const double pk = ek[k] / S;
       const double d = int(c) == yb ? (k != yb ? ek[k] / R : 0.0) - pk : (int(k) == int(c) ? 1.0 : 0.0) - pk;
-      kappa += std::fabs(value_of(ws.z2[b * C + k]) * d) * e_z2[b * C + k];
+      kappa.add(std::fabs(value_of(ws.z2[b * C + k]) * d), e_z2[b * C + k]);
     }
-    return kappa;
+    return kappa.rel(1.0);  // d log|g| / d z: already relative
   });
 
   // ---- backward: fc2 ---------------------------------------------------------------------------
@@ -273,17 +272,17 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   }
   tr.op("fc2", Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w2.data(), g->w2.size(), [&](size_t e) {
     const size_t k = e / C, c = e % C;
-    double s = 0;
+    Propagated s;
     for (int b = 0; b < B; ++b) {
       const size_t ai = size_t(b) * H + k, di = size_t(b) * C + c;
-      s += std::fabs(value_of(ws.a1[ai]) * value_of(ws.dz2[di])) * (e_a1[ai] + e_dz2[di]);
+      s.add(std::fabs(value_of(ws.a1[ai]) * value_of(ws.dz2[di])), e_a1[ai] + e_dz2[di]);
     }
-    return detail::rel(s, value_of(g->w2[e]));
+    return s.rel(value_of(g->w2[e]));
   });
   tr.op("fc2", Phase::backward, "db", STABFUZZ_MONITOR_SITE, g->b2.data(), g->b2.size(), [&](size_t c) {
-    double s = 0;
-    for (int b = 0; b < B; ++b) s += std::fabs(value_of(ws.dz2[size_t(b) * C + c])) * e_dz2[size_t(b) * C + c];
-    return detail::rel(s, value_of(g->b2[c]));
+    Propagated s;
+    for (int b = 0; b < B; ++b) s.add(std::fabs(value_of(ws.dz2[size_t(b) * C + c])), e_dz2[size_t(b) * C + c]);
+    return s.rel(value_of(g->b2[c]));
   });
   ws.da1.assign(BH, T(0));
   for (int b = 0; b < B; ++b) {
@@ -298,10 +297,10 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   }
   const Errors e_da1 = tr.op("fc2", Phase::backward, "dX", STABFUZZ_MONITOR_SITE, ws.da1.data(), BH, [&](size_t e) {
     const size_t b = e / H, k = e % H;
-    double s = 0;
+    Propagated s;
     for (int c = 0; c < C; ++c)
-      s += std::fabs(value_of(ws.dz2[b * C + c]) * value_of(p.w2[k * C + c])) * (e_dz2[b * C + c] + e_w2[k * C + c]);
-    return detail::rel(s, value_of(ws.da1[e]));
+      s.add(std::fabs(value_of(ws.dz2[b * C + c]) * value_of(p.w2[k * C + c])), e_dz2[b * C + c] + e_w2[k * C + c]);
+    return s.rel(value_of(ws.da1[e]));
   });
 
   // ---- backward: tanh --------------------------------------------------------------------------
@@ -310,7 +309,7 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   const Errors e_dz1 = tr.op("tanh1", Phase::backward, "dtanh", STABFUZZ_MONITOR_SITE, ws.dz1.data(), BH,
                              [&](size_t e) {  // da (1 - a^2): e_da + |2 a^2 / (1 - a^2)| e_a
     const double a = value_of(ws.a1[e]);
-    return e_da1[e] + detail::rel(2 * a * a * e_a1[e], 1 - a * a);
+    return Explained{e_da1[e] + Propagated{}.add(2 * a * a, e_a1[e]).rel(1 - a * a).err, std::max(e_da1[e], e_a1[e])};
   });
 
   // ---- backward: layer1 (no input gradient: it is the first layer) -----------------------------
@@ -340,9 +339,9 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
           }
   }
   tr.op(l1, Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w1.data(), g->w1.size(), [&](size_t e) {
-    double s = 0;
+    Propagated s;
     auto term = [&](size_t xi, size_t di) {
-      s += std::fabs(value_of(x[xi]) * value_of(ws.dz1[di])) * (e_x[xi] + e_dz1[di]);
+      s.add(std::fabs(value_of(x[xi]) * value_of(ws.dz1[di])), e_x[xi] + e_dz1[di]);
     };
     if (!cnn) {
       const size_t k = e / H, j = e % H;
@@ -354,17 +353,17 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
           for (int j = 0; j < ow; ++j)
             term(size_t(b) * F + (i + u) * spec.width + j + v, size_t(b) * H + (c * oh + i) * ow + j);
     }
-    return detail::rel(s, value_of(g->w1[e]));
+    return s.rel(value_of(g->w1[e]));
   });
   tr.op(l1, Phase::backward, "db", STABFUZZ_MONITOR_SITE, g->b1.data(), g->b1.size(), [&](size_t j) {
-    double s = 0;
+    Propagated s;
     const size_t per = cnn ? size_t(oh) * ow : 1;
     for (int b = 0; b < B; ++b)
       for (size_t q = 0; q < per; ++q) {
         const size_t di = size_t(b) * H + (cnn ? j * per + q : j);
-        s += std::fabs(value_of(ws.dz1[di])) * e_dz1[di];
+        s.add(std::fabs(value_of(ws.dz1[di])), e_dz1[di]);
       }
-    return detail::rel(s, value_of(g->b1[j]));
+    return s.rel(value_of(g->b1[j]));
   });
   return total;
 }

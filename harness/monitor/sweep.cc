@@ -187,12 +187,15 @@ std::string render_sweep_html(const SweepConfig& cfg, const std::vector<SweepRow
   for (const auto& r : rows) {
     const double x = r.lr * r.cestac.lambda0;
     const std::string t = "lr " + num(r.lr);
-    digits.push_back({x, "", r.cestac.steps.back().weight_digits_mean, "mean", t});
-    digits.push_back({x, "", r.cestac.steps.back().weight_digits_min, "min", t});
-    rel.push_back({x, "", r.cestac.steps.back().rel_l1, "rel L1", t});
-    acc.push_back({r.lr, "", std_of(r.acc_k), "std across k", t});
-    acc.push_back({r.lr, "", std_of(r.acc_seeds), "std across seeds", t});
-    acc.push_back({r.lr, "", std_of(r.cestac.test_accuracy), "std across CESTAC samples", t});
+    if (r.cestac.diverged_at < 0) {  // a diverged run's weights are NaN: nothing to plot
+      digits.push_back({x, "", r.cestac.steps.back().weight_digits_mean, "mean", t});
+      digits.push_back({x, "", r.cestac.steps.back().weight_digits_min, "min", t});
+      rel.push_back({x, "", r.cestac.steps.back().rel_l1, "rel L1", t});
+    }
+    // Series names chosen to get three different colours from svg::series_colour.
+    acc.push_back({r.lr, "", std_of(r.acc_k), "across k", t});
+    acc.push_back({r.lr, "", std_of(r.acc_seeds), "seeds", t});
+    acc.push_back({r.lr, "", std_of(r.cestac.test_accuracy), "CESTAC samples", t});
   }
   os << "<div class=\"plots\">" << svg::scatter("final weights' digits vs lr*lambda0", digits, {"lr lambda0", true}, {"digits"})
      << svg::scatter("rel. L1 between samples vs lr*lambda0", rel, {"lr lambda0", true}, {"rel L1", true})

@@ -2,6 +2,7 @@
 // float/double: batches, SGD with the k-trick, per-step records, sharpness, per-sample accuracy.
 #include "harness/monitor/train.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -89,11 +90,13 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
   SeededEntropy batches(cfg.seed, kBatchStream);
 
   // Sharpness of the full-batch loss (at most the first 1,024 rows when training on batches).
-  Dataset sharp_set = train;
-  if (!full && sharp_set.rows() > 1024) {
-    sharp_set.y.resize(1024);
-    sharp_set.x.resize(size_t(1024) * F_);
+  Dataset sharp_subset;
+  const bool subset = !full && train.rows() > 1024;
+  if (subset) {
+    sharp_subset = Dataset{train.name, train.height, train.width, train.classes,
+                           {train.x.begin(), train.x.begin() + 1024 * F_}, {train.y.begin(), train.y.begin() + 1024}};
   }
+  const Dataset& sharp_set = subset ? sharp_subset : train;
   auto sharp_now = [&](int64_t step) {
     cestac::NearestScope nearest;
     return sharpness(spec, cfg.loss, sample_params<T, double>(p, -1), sharp_set, cfg.sharpness_iters,
@@ -140,7 +143,7 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
       tr.op(Params<T>::layer_of(spec, i), Phase::update, Params<T>::is_bias(i) ? "sgd_b" : "sgd_w",
             STABFUZZ_MONITOR_SITE, w.data(), w.size(), [&](size_t j) {
               const double wo = value_of(w_old[j]);
-              return detail::rel(std::fabs(wo) * e_w[j] + std::fabs(wo - value_of(w[j])) * e_d[j], value_of(w[j]));
+              return Propagated{}.add(std::fabs(wo), e_w[j]).add(std::fabs(wo - value_of(w[j])), e_d[j]).rel(value_of(w[j]));
             });
     }
 
@@ -180,8 +183,18 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
   }
   if constexpr (kStoch) {
     cestac::NearestScope nearest;
-    for (const auto& s : cestac_run->log().sites)
-      res.sites.push_back({std::string(cestac::kind_name(s.kind)), cestac::symbolize(s.address), s.count});
+    // Several addresses (inlined copies) can share one file:line: one row per (kind, file:line).
+    for (const auto& s : cestac_run->log().sites) {
+      SiteRecord r{std::string(cestac::kind_name(s.kind)), cestac::symbolize(s.address), s.count};
+      auto same = std::find_if(res.sites.begin(), res.sites.end(),
+                               [&](const SiteRecord& q) { return q.kind == r.kind && q.site == r.site; });
+      if (same != res.sites.end())
+        same->count += r.count;
+      else
+        res.sites.push_back(std::move(r));
+    }
+    std::stable_sort(res.sites.begin(), res.sites.end(),
+                     [](const SiteRecord& a, const SiteRecord& b) { return a.count > b.count; });
   }
   cestac_run.reset();  // back to round to nearest for the evaluation
 

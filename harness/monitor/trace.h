@@ -34,6 +34,8 @@ struct Site {
   int line;
 };
 #define STABFUZZ_MONITOR_SITE (::stabfuzz::monitor::Site{__FILE__, __LINE__})
+// The statement on the next line (for an operation computed away from its trace call).
+#define STABFUZZ_MONITOR_SITE_NEXT (::stabfuzz::monitor::Site{__FILE__, __LINE__ + 1})
 
 template <class T>
 struct is_stoch : std::false_type {};
@@ -140,7 +142,8 @@ class Trace {
     } else {
       if (!enabled_) return {};
       cestac::NearestScope nearest;  // statistics and conditioning in round to nearest
-      const double full = full_digits<T>(), u = std::pow(10.0, -full), judged = std::pow(10.0, -delta_);
+      const double full = full_digits<T>(), u = std::pow(10.0, -full),
+                   judged = std::pow(10.0, -delta_);
       digits_.resize(n);
       Errors err(n);
       double mn = full, sum = 0;
@@ -167,12 +170,14 @@ class Trace {
         if (!(digits_[i] < ed - delta_)) continue;
         ++s.polluted;
         if (!polluting_)
-          polluting_ = Pollution{step_, layer, name, s.site, phase, static_cast<int64_t>(i), digits_[i], ed,
-                                 value_of(out[i])};
+          polluting_ = Pollution{step_,      layer, name,
+                                 s.site,     phase, static_cast<int64_t>(i),
+                                 digits_[i], ed,    value_of(out[i])};
       }
       if (n) {
         const size_t k = n / 10;
-        std::nth_element(digits_.begin(), digits_.begin() + static_cast<std::ptrdiff_t>(k), digits_.end());
+        std::nth_element(digits_.begin(), digits_.begin() + static_cast<std::ptrdiff_t>(k),
+                         digits_.end());
         s.p10 = digits_[k];
       }
       stats_.push_back(std::move(s));

@@ -60,9 +60,11 @@ void check_gradient(ModelKind kind, LossKind loss) {
   for (size_t k = 0; k < analytic.size(); ++k) {
     Params<double> q = p;
     at(q, k) += h;
-    const double lp = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss, static_cast<Params<double>*>(nullptr), ws, off);
+    const double lp = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss,
+                                    static_cast<Params<double>*>(nullptr), ws, off);
     at(q, k) -= 2 * h;
-    const double lm = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss, static_cast<Params<double>*>(nullptr), ws, off);
+    const double lm = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss,
+                                    static_cast<Params<double>*>(nullptr), ws, off);
     const double fd = (lp - lm) / (2 * h);
     // Central differences at h = 1e-6: truncation ~h^2 |f'''| and rounding ~u |f| / h, both
     // below 1e-8 here.
@@ -104,7 +106,8 @@ TEST(ModelTest, CestacLossAgreesWithNative) {
   ASSERT_GE(tr.stats().size(), 10u);
   EXPECT_EQ(tr.stats()[0].layer, "fc1");
   EXPECT_EQ(tr.stats()[0].phase, Phase::forward);
-  EXPECT_NE(tr.stats()[0].site.find("harness/monitor/model.h:"), std::string::npos) << tr.stats()[0].site;
+  EXPECT_NE(tr.stats()[0].site.find("harness/monitor/model.h:"), std::string::npos)
+      << tr.stats()[0].site;
   EXPECT_FALSE(tr.polluting().has_value());
 }
 
@@ -124,7 +127,9 @@ TEST(TraceTest, PollutionIsDigitsLostBeyondWhatInputsExplain) {
     std::vector<S> y;
     for (const S& v : x) y.push_back((v + big) - big);
     tr.op("layer", Phase::forward, "absorbed", STABFUZZ_MONITOR_SITE, y.data(), y.size(),
-          [&](size_t i) { return Explained{ex[i], ex[i]}; });
+          [&](size_t i) {
+            return Explained{ex[i], ex[i]};
+          });
     ASSERT_TRUE(tr.polluting().has_value());
     EXPECT_EQ(tr.polluting()->op, "absorbed");
     EXPECT_LT(tr.polluting()->out_digits, 11);
@@ -138,9 +143,9 @@ TEST(TraceTest, PollutionIsDigitsLostBeyondWhatInputsExplain) {
     for (const S& v : x) a.push_back(v + big);
     const Errors ea = tr.errors(a.data(), a.size());
     for (const S& v : a) d.push_back(v - big);
-    tr.op("layer", Phase::forward, "explained", STABFUZZ_MONITOR_SITE, d.data(), d.size(), [&](size_t i) {
-      return Propagated{}.add(std::fabs(a[i].mean()), ea[i]).rel(d[i].mean());
-    });
+    tr.op(
+        "layer", Phase::forward, "explained", STABFUZZ_MONITOR_SITE, d.data(), d.size(),
+        [&](size_t i) { return Propagated{}.add(std::fabs(a[i].mean()), ea[i]).rel(d[i].mean()); });
     EXPECT_LT(tr.stats().at(0).min, 11);
     EXPECT_FALSE(tr.polluting().has_value());
   }

@@ -44,33 +44,40 @@ int train(const cli::Options& o) {
   const Split data = load_dataset(o.data, o.max_train);
   const TrainConfig c = config_from(o, data.train);
   const std::string out = !o.out.empty() ? o.out
-                                         : "runs/monitor-" + o.model + "-" + o.data + "-lr" + num(c.lr) + "-s" +
-                                               std::to_string(c.seed);
-  std::cerr << "stabfuzz monitor: " << o.model << " on " << o.data << " (" << data.train.rows() << " train, "
-            << data.test.rows() << " test), lr " << num(c.lr) << ", " << c.steps << " steps under CESTAC, seed "
-            << c.seed << std::endl;
+                                         : "runs/monitor-" + o.model + "-" + o.data + "-lr" +
+                                               num(c.lr) + "-s" + std::to_string(c.seed);
+  std::cerr << "stabfuzz monitor: " << o.model << " on " << o.data << " (" << data.train.rows()
+            << " train, " << data.test.rows() << " test), lr " << num(c.lr) << ", " << c.steps
+            << " steps under CESTAC, seed " << c.seed << std::endl;
   const TrainResult r = train_cestac(c, data);
   write_train_outputs(r, out);
   const StepRecord& last = r.steps.back();
-  if (r.diverged_at >= 0) std::printf("diverged: the loss is not finite at step %lld\n", static_cast<long long>(r.diverged_at));
-  std::printf("final loss %.6g (%.2f digits), weights' digits min %.2f mean %.2f, rel L1 between samples %.3g\n",
-              last.loss, last.loss_digits, last.weight_digits_min, last.weight_digits_mean, last.rel_l1);
+  if (r.diverged_at >= 0)
+    std::printf("diverged: the loss is not finite at step %lld\n",
+                static_cast<long long>(r.diverged_at));
+  std::printf(
+      "final loss %.6g (%.2f digits), weights' digits min %.2f mean %.2f, rel L1 between samples "
+      "%.3g\n",
+      last.loss, last.loss_digits, last.weight_digits_min, last.weight_digits_mean, last.rel_l1);
   std::printf("test accuracy per CESTAC sample:");
   for (double a : r.test_accuracy) std::printf(" %.4f", a);
-  std::printf("\nsharpness: lambda0 %.4g (lr*lambda0 %.3g), max |lambda| %.4g (lr*lambda %.3g; limit 2)\n", r.lambda0,
-              c.lr * r.lambda0, r.lambda_max, c.lr * r.lambda_max);
+  std::printf(
+      "\nsharpness: lambda0 %.4g (lr*lambda0 %.3g), max |lambda| %.4g (lr*lambda %.3g; limit 2)\n",
+      r.lambda0, c.lr * r.lambda0, r.lambda_max, c.lr * r.lambda_max);
   if (r.polluting) {
     const Pollution& p = *r.polluting;
-    std::printf("polluting operation: %s %s %s at %s, step %lld: %.2f digits where its inputs explain %.2f\n",
-                p.layer.c_str(), phase_name(p.phase), p.op.c_str(), p.site.c_str(), static_cast<long long>(p.step),
-                p.out_digits, p.explained_digits);
+    std::printf(
+        "polluting operation: %s %s %s at %s, step %lld: %.2f digits where its inputs explain "
+        "%.2f\n",
+        p.layer.c_str(), phase_name(p.phase), p.op.c_str(), p.site.c_str(),
+        static_cast<long long>(p.step), p.out_digits, p.explained_digits);
   } else {
     std::printf("polluting operation: none (delta %g)\n", c.delta);
   }
   uint64_t total = 0;
   for (const auto& s : r.sites) total += s.count;
-  std::printf("instabilities: %llu at %zu sites; %.1f s; report: %s/report.html\n", static_cast<unsigned long long>(total),
-              r.sites.size(), r.seconds, out.c_str());
+  std::printf("instabilities: %llu at %zu sites; %.1f s; report: %s/report.html\n",
+              static_cast<unsigned long long>(total), r.sites.size(), r.seconds, out.c_str());
   return 0;
 }
 
@@ -81,7 +88,8 @@ int sweep(const cli::Options& o) {
   s.lrs = parse_number_list(o.lr_grid, "lr-grid");
   s.ks.clear();
   for (double k : parse_number_list(o.k_list, "k-list")) {
-    if (k != std::floor(k) || k > 1000) throw InputError("--k-list: k must be a whole number 1..1000");
+    if (k != std::floor(k) || k > 1000)
+      throw InputError("--k-list: k must be a whole number 1..1000");
     s.ks.push_back(static_cast<int>(k));
   }
   if (o.init_seeds < 0 || o.init_seeds > 100) throw InputError("--init-seeds must be 0..100");
@@ -89,8 +97,8 @@ int sweep(const cli::Options& o) {
   const std::string out = !o.out.empty() ? o.out
                                          : "runs/monitor-sweep-" + o.model + "-" + o.data + "-s" +
                                                std::to_string(s.base.seed);
-  std::cerr << "stabfuzz monitor sweep: " << o.model << " on " << o.data << ", " << s.lrs.size() << " learning rates, "
-            << s.base.steps << " steps, seed " << s.base.seed << std::endl;
+  std::cerr << "stabfuzz monitor sweep: " << o.model << " on " << o.data << ", " << s.lrs.size()
+            << " learning rates, " << s.base.steps << " steps, seed " << s.base.seed << std::endl;
   const auto rows = run_sweep(s, data, std::cerr);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
@@ -109,7 +117,8 @@ int run_monitor(const cli::Options& o) {
   if (o.command.size() > 2) throw InputError("monitor: unexpected argument '" + o.command[2] + "'");
   if (sub == "train") return train(o);
   if (sub == "sweep") return sweep(o);
-  throw InputError("monitor: expected 'train' or 'sweep'" + (sub.empty() ? std::string() : ", got '" + sub + "'"));
+  throw InputError("monitor: expected 'train' or 'sweep'" +
+                   (sub.empty() ? std::string() : ", got '" + sub + "'"));
 }
 
 }  // namespace stabfuzz::monitor

@@ -68,7 +68,8 @@ Dataset load_digits_csv(const std::string& path) {
       pos = comma + 1;
     }
     if (cells.size() != 65)
-      throw InputError(path + ":" + std::to_string(lineno) + ": expected 65 columns (64 pixels, label), got " +
+      throw InputError(path + ":" + std::to_string(lineno) +
+                       ": expected 65 columns (64 pixels, label), got " +
                        std::to_string(cells.size()));
     for (int k = 0; k < 64; ++k) {
       if (!(cells[k] >= 0 && cells[k] <= 16))
@@ -86,11 +87,15 @@ Dataset load_digits_csv(const std::string& path) {
 
 Dataset load_idx(const std::string& images, const std::string& labels, const std::string& name) {
   const std::string im = read_gzip(images), lb = read_gzip(labels);
-  if (im.size() < 16 || be32(im, 0) != 0x803) throw InputError(images + ": not an IDX image file (magic 0x803)");
-  if (lb.size() < 8 || be32(lb, 0) != 0x801) throw InputError(labels + ": not an IDX label file (magic 0x801)");
+  if (im.size() < 16 || be32(im, 0) != 0x803)
+    throw InputError(images + ": not an IDX image file (magic 0x803)");
+  if (lb.size() < 8 || be32(lb, 0) != 0x801)
+    throw InputError(labels + ": not an IDX label file (magic 0x801)");
   const uint32_t n = be32(im, 4), h = be32(im, 8), w = be32(im, 12);
-  if (h == 0 || w == 0 || h > 1024 || w > 1024) throw InputError(images + ": implausible image size");
-  if (im.size() != 16 + size_t(n) * h * w) throw InputError(images + ": size does not match its header");
+  if (h == 0 || w == 0 || h > 1024 || w > 1024)
+    throw InputError(images + ": implausible image size");
+  if (im.size() != 16 + size_t(n) * h * w)
+    throw InputError(images + ": size does not match its header");
   if (be32(lb, 4) != n || lb.size() != 8 + size_t(n))
     throw InputError(labels + ": label count does not match " + images);
   Dataset d;
@@ -102,7 +107,8 @@ Dataset load_idx(const std::string& images, const std::string& labels, const std
   d.y.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
     d.y[i] = uint8_t(lb[8 + i]);
-    if (d.y[i] > 9) throw InputError(labels + ": label " + std::to_string(d.y[i]) + " outside 0..9");
+    if (d.y[i] > 9)
+      throw InputError(labels + ": label " + std::to_string(d.y[i]) + " outside 0..9");
   }
   return d;
 }
@@ -137,7 +143,8 @@ Split load_dataset(const std::string& name, int64_t max_train) {
   } else if (name == "fashion-mnist") {
     const char* env = std::getenv("STABFUZZ_FASHION_MNIST_DIR");
     const std::string dir = env && *env ? env : "/usr/share/datasets/fashion-mnist";
-    s.train = load_idx(dir + "/train-images-idx3-ubyte.gz", dir + "/train-labels-idx1-ubyte.gz", name);
+    s.train =
+        load_idx(dir + "/train-images-idx3-ubyte.gz", dir + "/train-labels-idx1-ubyte.gz", name);
     s.test = load_idx(dir + "/t10k-images-idx3-ubyte.gz", dir + "/t10k-labels-idx1-ubyte.gz", name);
   } else {
     throw InputError("unknown dataset '" + name + "' (digits, fashion-mnist)");

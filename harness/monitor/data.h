@@ -1,4 +1,5 @@
-// Training data for the monitor: scikit-learn's 8x8 digits (CSV, gzip) and Fashion-MNIST (IDX, gzip).
+// Training data for the monitor: scikit-learn's 8x8 digits (CSV, gzip) and Fashion-MNIST (IDX,
+// gzip).
 #pragma once
 
 #include <cstdint>

@@ -38,7 +38,8 @@ std::string num(double v, const char* fmt = "%.3g") {
 std::string digit_colour(double d, double full) {
   const double t = std::clamp(d / full, 0.0, 1.0);
   char b[48];
-  std::snprintf(b, sizeof b, "hsl(%d,70%%,%d%%)", static_cast<int>(120 * t), static_cast<int>(45 + 10 * t));
+  std::snprintf(b, sizeof b, "hsl(%d,70%%,%d%%)", static_cast<int>(120 * t),
+                static_cast<int>(45 + 10 * t));
   return b;
 }
 
@@ -72,38 +73,44 @@ std::string heatmap(const TrainResult& r, double full) {
     if (cell.first < 0) cell.first = o.step;
     cell.last = o.step;
   }
-  const double w = left + cw * static_cast<double>(cols) + 20, h = top + ch * static_cast<double>(rows.size()) + 40;
+  const double w = left + cw * static_cast<double>(cols) + 20,
+               h = top + ch * static_cast<double>(rows.size()) + 40;
   std::ostringstream os;
-  os << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+  os << "<svg class=\"heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
+     << "\" height=\"" << h
      << "\" role=\"img\" aria-label=\"digits per operation and step\"><text x=\"" << w / 2
-     << "\" y=\"16\" text-anchor=\"middle\" class=\"ptitle\">mean digits per operation (rows) and step (columns); "
+     << "\" y=\"16\" text-anchor=\"middle\" class=\"ptitle\">mean digits per operation (rows) and "
+        "step (columns); "
         "dot: polluted elements, black frame: the polluting operation</text>";
   const std::string pol_key =
-      r.polluting ? r.polluting->layer + " " + phase_name(r.polluting->phase) + " " + r.polluting->op : "";
+      r.polluting
+          ? r.polluting->layer + " " + phase_name(r.polluting->phase) + " " + r.polluting->op
+          : "";
   for (size_t i = 0; i < rows.size(); ++i) {
     const double y = top + ch * static_cast<double>(i);
-    os << "<text x=\"" << left - 4 << "\" y=\"" << y + 12 << "\" text-anchor=\"end\" class=\"tick\">"
-       << escape(rows[i]) << "</text>";
+    os << "<text x=\"" << left - 4 << "\" y=\"" << y + 12
+       << "\" text-anchor=\"end\" class=\"tick\">" << escape(rows[i]) << "</text>";
     for (int64_t c = 0; c < cols; ++c) {
       const Cell& cell = cells[i][static_cast<size_t>(c)];
       if (cell.first < 0) continue;
       const double x = left + cw * static_cast<double>(c);
-      os << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw << "\" height=\"" << ch << "\" fill=\""
-         << digit_colour(cell.mean, full) << "\"><title>" << escape(rows[i]) << ", steps " << cell.first << "-"
-         << cell.last << ": mean " << num(cell.mean) << ", min " << num(cell.min) << " digits, " << cell.polluted
-         << " polluted</title></rect>";
+      os << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw << "\" height=\"" << ch
+         << "\" fill=\"" << digit_colour(cell.mean, full) << "\"><title>" << escape(rows[i])
+         << ", steps " << cell.first << "-" << cell.last << ": mean " << num(cell.mean) << ", min "
+         << num(cell.min) << " digits, " << cell.polluted << " polluted</title></rect>";
       if (cell.polluted > 0)
-        os << "<circle class=\"marker\" cx=\"" << x + cw / 2 << "\" cy=\"" << y + ch / 2 << "\" r=\""
-           << std::min(cw, ch) / 3 << "\" fill=\"#000\"/>";
-      if (r.polluting && rows[i] == pol_key && r.polluting->step >= cell.first && r.polluting->step <= cell.last)
-        os << "<rect class=\"polluting\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw << "\" height=\"" << ch
-           << "\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>";
+        os << "<circle class=\"marker\" cx=\"" << x + cw / 2 << "\" cy=\"" << y + ch / 2
+           << "\" r=\"" << std::min(cw, ch) / 3 << "\" fill=\"#000\"/>";
+      if (r.polluting && rows[i] == pol_key && r.polluting->step >= cell.first &&
+          r.polluting->step <= cell.last)
+        os << "<rect class=\"polluting\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw
+           << "\" height=\"" << ch << "\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/>";
     }
   }
   const double ya = top + ch * static_cast<double>(rows.size()) + 14;
   os << "<text x=\"" << left << "\" y=\"" << ya << "\" class=\"tick\">step 0</text><text x=\""
-     << left + cw * static_cast<double>(cols) << "\" y=\"" << ya << "\" text-anchor=\"end\" class=\"tick\">step "
-     << max_step << "</text></svg>";
+     << left + cw * static_cast<double>(cols) << "\" y=\"" << ya
+     << "\" text-anchor=\"end\" class=\"tick\">step " << max_step << "</text></svg>";
   return os.str();
 }
 
@@ -114,42 +121,48 @@ std::string render_train_html(const TrainResult& r) {
   const TrainConfig& c = r.config;
   const double full = c.f64 ? std::log10(std::ldexp(1.0, 53)) : std::log10(std::ldexp(1.0, 24));
   std::ostringstream os;
-  const std::string title = std::string("stabfuzz monitor: ") + model_name(c.spec.kind) + " on " + r.data +
-                            ", lr " + num(c.lr) + ", seed " + std::to_string(c.seed);
+  const std::string title = std::string("stabfuzz monitor: ") + model_name(c.spec.kind) + " on " +
+                            r.data + ", lr " + num(c.lr) + ", seed " + std::to_string(c.seed);
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << escape(title)
      << "</title><style>" << kStyle << "</style></head><body><h1>" << escape(title) << "</h1>";
   const StepRecord& last = r.steps.back();
   os << "<table id=\"summary\"><tbody>"
-     << "<tr><th>training</th><td>" << (c.f64 ? "Stoch&lt;double,3&gt;" : "Stoch&lt;float,3&gt;") << ", loss "
-     << loss_name(c.loss) << ", " << c.steps << " steps, batch " << (c.batch ? std::to_string(c.batch) : "full")
-     << ", momentum " << num(c.momentum) << ", k " << c.k << ", " << num(r.seconds) << " s</td></tr>"
-     << "<tr><th>final loss</th><td>" << (r.diverged_at >= 0 ? "diverged at step " + std::to_string(r.diverged_at) + ": " : "")
-     << num(last.loss, "%.6g") << " (" << num(last.loss_digits, "%.2f")
-     << " digits)</td></tr>"
-     << "<tr><th>final weights' digits</th><td>min " << num(last.weight_digits_min, "%.2f") << ", mean "
-     << num(last.weight_digits_mean, "%.2f") << " of " << num(full, "%.2f") << "</td></tr>"
+     << "<tr><th>training</th><td>" << (c.f64 ? "Stoch&lt;double,3&gt;" : "Stoch&lt;float,3&gt;")
+     << ", loss " << loss_name(c.loss) << ", " << c.steps << " steps, batch "
+     << (c.batch ? std::to_string(c.batch) : "full") << ", momentum " << num(c.momentum) << ", k "
+     << c.k << ", " << num(r.seconds) << " s</td></tr>"
+     << "<tr><th>final loss</th><td>"
+     << (r.diverged_at >= 0 ? "diverged at step " + std::to_string(r.diverged_at) + ": " : "")
+     << num(last.loss, "%.6g") << " (" << num(last.loss_digits, "%.2f") << " digits)</td></tr>"
+     << "<tr><th>final weights' digits</th><td>min " << num(last.weight_digits_min, "%.2f")
+     << ", mean " << num(last.weight_digits_mean, "%.2f") << " of " << num(full, "%.2f")
+     << "</td></tr>"
      << "<tr><th>rel. L1 between samples</th><td>" << num(last.rel_l1) << "</td></tr>"
      << "<tr><th>test accuracy per sample</th><td>";
   for (double a : r.test_accuracy) os << num(a, "%.4f") << " ";
-  os << "</td></tr><tr><th>sharpness</th><td>&lambda;<sub>0</sub> = " << num(r.lambda0) << ", lr&middot;&lambda;<sub>0</sub> = "
-     << num(c.lr * r.lambda0) << ", max |&lambda;| = " << num(r.lambda_max) << " (stability limit lr&middot;&lambda; = 2)</td></tr>"
+  os << "</td></tr><tr><th>sharpness</th><td>&lambda;<sub>0</sub> = " << num(r.lambda0)
+     << ", lr&middot;&lambda;<sub>0</sub> = " << num(c.lr * r.lambda0)
+     << ", max |&lambda;| = " << num(r.lambda_max)
+     << " (stability limit lr&middot;&lambda; = 2)</td></tr>"
      << "</tbody></table>";
   os << "<h2>Polluting operation</h2>";
   if (r.polluting) {
     const Pollution& p = *r.polluting;
     os << "<p id=\"polluting\">The first operation whose output lost more than " << num(c.delta)
-       << " digits more than its inputs explain: <b>" << escape(p.layer) << " " << phase_name(p.phase) << " "
-       << escape(p.op) << "</b> at <code>" << escape(p.site) << "</code>, step " << p.step << ", element " << p.index
-       << ": " << num(p.out_digits, "%.2f") << " digits where its inputs' errors, through its conditioning, explain "
+       << " digits more than its inputs explain: <b>" << escape(p.layer) << " "
+       << phase_name(p.phase) << " " << escape(p.op) << "</b> at <code>" << escape(p.site)
+       << "</code>, step " << p.step << ", element " << p.index << ": " << num(p.out_digits, "%.2f")
+       << " digits where its inputs' errors, through its conditioning, explain "
        << num(p.explained_digits, "%.2f") << " (value " << num(p.value, "%.6g") << ").</p>";
   } else {
     os << "<p id=\"polluting\">None: no operation lost more than " << num(c.delta)
        << " digits more than its inputs' errors explain through its conditioning.</p>";
   }
-  os << "<h2>Instabilities by kind and site</h2><table><thead><tr><th>kind</th><th>site</th><th>count</th></tr></thead><tbody>";
+  os << "<h2>Instabilities by kind and "
+        "site</h2><table><thead><tr><th>kind</th><th>site</th><th>count</th></tr></thead><tbody>";
   for (const auto& s : r.sites)
-    os << "<tr><td>" << escape(s.kind) << "</td><td><code>" << escape(s.site) << "</code></td><td class=\"n\">" << s.count
-       << "</td></tr>";
+    os << "<tr><td>" << escape(s.kind) << "</td><td><code>" << escape(s.site)
+       << "</code></td><td class=\"n\">" << s.count << "</td></tr>";
   if (r.sites.empty()) os << "<tr><td colspan=\"3\">none</td></tr>";
   os << "</tbody></table>";
 
@@ -171,7 +184,8 @@ std::string render_train_html(const TrainResult& r) {
      << svg::scatter("weights' digits vs step", wd, {"step"}, {"digits"})
      << svg::scatter("loss vs step", loss, {"step"}, {"loss", true})
      << svg::scatter("rel. L1 between CESTAC samples", rel, {"step"}, {"rel L1", true});
-  if (!lam.empty()) os << svg::scatter("lr * sharpness vs the limit 2", lam, {"step"}, {"lr lambda"});
+  if (!lam.empty())
+    os << svg::scatter("lr * sharpness vs the limit 2", lam, {"step"}, {"lr lambda"});
   os << "</div><h2>Digits per operation and step</h2>" << heatmap(r, full) << "</body></html>\n";
   return os.str();
 }

@@ -33,7 +33,9 @@ struct ModelSpec {
   int channels = 4;           // CNN 3x3 filters (valid convolution)
   int classes = 10;
   int features() const { return height * width; }
-  int layer1_out() const { return kind == ModelKind::mlp ? hidden : channels * (height - 2) * (width - 2); }
+  int layer1_out() const {
+    return kind == ModelKind::mlp ? hidden : channels * (height - 2) * (width - 2);
+  }
   size_t w1_size() const {
     return kind == ModelKind::mlp ? size_t(features()) * hidden : size_t(channels) * 9;
   }
@@ -66,14 +68,7 @@ struct Workspace {
   std::vector<T> z1, a1, z2, loss, dz2, da1, dz1;
 };
 
-namespace detail {
-
-// An absolute error bound relative to |value| (infinite for a zero value with a nonzero bound).
-inline double rel(double abs_err, double value) {
-  return value == 0 ? (abs_err == 0 ? 0.0 : INFINITY) : abs_err / std::fabs(value);
-}
-
-}  // namespace detail
+namespace detail {}  // namespace detail
 
 // Loss of the batch x[0..B) (rows of spec.features()), labels y; with `g`, also its gradient.
 // Returns the mean loss over the batch.
@@ -93,8 +88,10 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
 
   // Relative errors of the inputs: the data and the parameters.
   const Errors e_x = tr.errors(x, size_t(B) * F);
-  const Errors e_w1 = tr.errors(p.w1.data(), p.w1.size()), e_b1 = tr.errors(p.b1.data(), p.b1.size());
-  const Errors e_w2 = tr.errors(p.w2.data(), p.w2.size()), e_b2 = tr.errors(p.b2.data(), p.b2.size());
+  const Errors e_w1 = tr.errors(p.w1.data(), p.w1.size()),
+               e_b1 = tr.errors(p.b1.data(), p.b1.size());
+  const Errors e_w2 = tr.errors(p.w2.data(), p.w2.size()),
+               e_b2 = tr.errors(p.b2.data(), p.b2.size());
 
   // ---- forward: layer1 -------------------------------------------------------------------------
   ws.z1.assign(BH, T(0));
@@ -117,41 +114,44 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
             T acc = p.b1[c];
             for (int u = 0; u < 3; ++u)
               for (int v = 0; v < 3; ++v)
-                acc += x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] * p.w1[size_t(c) * 9 + u * 3 + v];
+                acc += x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] *
+                       p.w1[size_t(c) * 9 + u * 3 + v];
             ws.z1[size_t(b) * H + (size_t(c) * oh + i) * ow + j] = acc;
           }
   }
   // z = b + sum x w: explained (|b| e_b + sum |x w| (e_x + e_w)) / |z|
-  const Errors e_z1 = tr.op(l1, Phase::forward, cnn ? "conv3x3" : "matmul", STABFUZZ_MONITOR_SITE,
-                            ws.z1.data(), BH, [&](size_t e) {
-    const size_t b = e / H, j = e % H;
-    double s = 0;
-    if (!cnn) {
-      s = std::fabs(value_of(p.b1[j])) * e_b1[j];
-      for (int k = 0; k < F; ++k) {
-        const size_t xi = b * F + k, wi = size_t(k) * H + j;
-        s += std::fabs(value_of(x[xi]) * value_of(p.w1[wi])) * (e_x[xi] + e_w1[wi]);
-      }
-    } else {
-      const size_t c = j / (oh * ow), i = (j / ow) % oh, jj = j % ow;
-      s = std::fabs(value_of(p.b1[c])) * e_b1[c];
-      for (int u = 0; u < 3; ++u)
-        for (int v = 0; v < 3; ++v) {
-          const size_t xi = b * F + (i + u) * spec.width + jj + v, wi = c * 9 + u * 3 + v;
-          s += std::fabs(value_of(x[xi]) * value_of(p.w1[wi])) * (e_x[xi] + e_w1[wi]);
-        }
-    }
-    return detail::rel(s, value_of(ws.z1[e]));
-  });
+  const Errors e_z1 =
+      tr.op(l1, Phase::forward, cnn ? "conv3x3" : "matmul", STABFUZZ_MONITOR_SITE, ws.z1.data(), BH,
+            [&](size_t e) {
+              const size_t b = e / H, j = e % H;
+              Propagated s;
+              if (!cnn) {
+                s.add(std::fabs(value_of(p.b1[j])), e_b1[j]);
+                for (int k = 0; k < F; ++k) {
+                  const size_t xi = b * F + k, wi = size_t(k) * H + j;
+                  s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
+                }
+              } else {
+                const size_t c = j / (oh * ow), i = (j / ow) % oh, jj = j % ow;
+                s.add(std::fabs(value_of(p.b1[c])), e_b1[c]);
+                for (int u = 0; u < 3; ++u)
+                  for (int v = 0; v < 3; ++v) {
+                    const size_t xi = b * F + (i + u) * spec.width + jj + v, wi = c * 9 + u * 3 + v;
+                    s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
+                  }
+              }
+              return s.rel(value_of(ws.z1[e]));
+            });
 
   // ---- forward: tanh ---------------------------------------------------------------------------
   ws.a1.resize(BH);
   for (size_t e = 0; e < BH; ++e) ws.a1[e] = tanh(ws.z1[e]);
-  const Errors e_a1 = tr.op("tanh1", Phase::forward, "tanh", STABFUZZ_MONITOR_SITE, ws.a1.data(), BH,
-                            [&](size_t e) {  // cond |z tanh'(z) / tanh(z)| <= 1
-    const double z = value_of(ws.z1[e]), a = std::tanh(z);
-    return (a == 0 ? 1.0 : std::fabs(z * (1 - a * a) / a)) * e_z1[e];
-  });
+  const Errors e_a1 =
+      tr.op("tanh1", Phase::forward, "tanh", STABFUZZ_MONITOR_SITE, ws.a1.data(), BH,
+            [&](size_t e) {  // cond |z tanh'(z) / tanh(z)| <= 1
+              const double z = value_of(ws.z1[e]), a = std::tanh(z);
+              return Explained{(a == 0 ? 1.0 : std::fabs(z * (1 - a * a) / a)) * e_z1[e], e_z1[e]};
+            });
 
   // ---- forward: fc2 ----------------------------------------------------------------------------
   ws.z2.assign(BC, T(0));
@@ -164,22 +164,24 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
       for (int c = 0; c < C; ++c) z[c] += av * w[c];
     }
   }
-  const Errors e_z2 = tr.op("fc2", Phase::forward, "matmul", STABFUZZ_MONITOR_SITE, ws.z2.data(), BC,
-                            [&](size_t e) {
-    const size_t b = e / C, c = e % C;
-    double s = std::fabs(value_of(p.b2[c])) * e_b2[c];
-    for (int k = 0; k < H; ++k) {
-      const size_t ai = b * H + k, wi = size_t(k) * C + c;
-      s += std::fabs(value_of(ws.a1[ai]) * value_of(p.w2[wi])) * (e_a1[ai] + e_w2[wi]);
-    }
-    return detail::rel(s, value_of(ws.z2[e]));
-  });
+  const Errors e_z2 = tr.op(
+      "fc2", Phase::forward, "matmul", STABFUZZ_MONITOR_SITE, ws.z2.data(), BC, [&](size_t e) {
+        const size_t b = e / C, c = e % C;
+        Propagated s;
+        s.add(std::fabs(value_of(p.b2[c])), e_b2[c]);
+        for (int k = 0; k < H; ++k) {
+          const size_t ai = b * H + k, wi = size_t(k) * C + c;
+          s.add(std::fabs(value_of(ws.a1[ai]) * value_of(p.w2[wi])), e_a1[ai] + e_w2[wi]);
+        }
+        return s.rel(value_of(ws.z2[e]));
+      });
 
   // ---- loss and its gradient with respect to the logits ----------------------------------------
   ws.loss.resize(size_t(B));
   ws.dz2.resize(BC);
   std::vector<double> ptrue(BC);  // p - t in double, for the condition numbers only
   const T invB = T(1) / T(B);
+  Site loss_site = STABFUZZ_MONITOR_SITE;  // the loss statement of the branch taken
   for (int b = 0; b < B; ++b) {
     const T* z = &ws.z2[size_t(b) * C];
     T* dz = &ws.dz2[size_t(b) * C];
@@ -191,10 +193,12 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
         l += d * d;
         dz[c] = d * invB;
       }
+      loss_site = STABFUZZ_MONITOR_SITE_NEXT;
       ws.loss[b] = T(0.5) * l;
     } else if (loss_kind == LossKind::ce_naive) {
       T s = T(0);
       for (int c = 0; c < C; ++c) s += exp(z[c]);
+      loss_site = STABFUZZ_MONITOR_SITE_NEXT;
       ws.loss[b] = log(s) - z[yb];  // planted: cancels when the sample is confidently right
       for (int c = 0; c < C; ++c) dz[c] = (exp(z[c]) / s - T(c == yb ? 1 : 0)) * invB;
     } else {
@@ -211,25 +215,33 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
         if (c != yb) R += e[c];
       }
       const T gap = m - z[yb];
+      loss_site = STABFUZZ_MONITOR_SITE_NEXT;
       ws.loss[b] = value_of(gap) > 20 ? gap + log(S) : log1p(R / e[yb]);
       for (int c = 0; c < C; ++c) dz[c] = (c == yb ? -(R / S) : e[c] / S) * invB;
     }
     // p - t in double from the logits' values (conditioning only).
-    double zm = -INFINITY, S = 0;
+    double zm = -INFINITY, S = 0, R = 0;  // R summed, not S - e_y: no cancellation
     for (int c = 0; c < C; ++c) zm = std::max(zm, value_of(z[c]));
-    for (int c = 0; c < C; ++c) S += std::exp(value_of(z[c]) - zm);
+    for (int c = 0; c < C; ++c) {
+      const double ec = std::exp(value_of(z[c]) - zm);
+      S += ec;
+      R += c == yb ? 0.0 : ec;
+    }
     for (int c = 0; c < C; ++c) {
       const double pc = std::exp(value_of(z[c]) - zm) / S;
       ptrue[size_t(b) * C + c] =
-          loss_kind == LossKind::mse ? value_of(z[c]) - (c == yb) : (c == yb ? -(S - std::exp(value_of(z[c]) - zm)) / S : pc);
+          loss_kind == LossKind::mse ? value_of(z[c]) - (c == yb) : (c == yb ? -R / S : pc);
     }
   }
   // l(z): explained sum_c |z_c dl/dz_c| e_z / |l|
-  const char* loss_op = loss_kind == LossKind::mse ? "mse" : loss_kind == LossKind::ce ? "cross_entropy" : "cross_entropy_naive";
-  tr.op("loss", Phase::forward, loss_op, STABFUZZ_MONITOR_SITE, ws.loss.data(), size_t(B), [&](size_t b) {
-    double s = 0;
-    for (int c = 0; c < C; ++c) s += std::fabs(value_of(ws.z2[b * C + c]) * ptrue[b * C + c]) * e_z2[b * C + c];
-    return detail::rel(s, value_of(ws.loss[b]));
+  const char* loss_op = loss_kind == LossKind::mse  ? "mse"
+                        : loss_kind == LossKind::ce ? "cross_entropy"
+                                                    : "cross_entropy_naive";
+  tr.op("loss", Phase::forward, loss_op, loss_site, ws.loss.data(), size_t(B), [&](size_t b) {
+    Propagated s;
+    for (int c = 0; c < C; ++c)
+      s.add(std::fabs(value_of(ws.z2[b * C + c]) * ptrue[b * C + c]), e_z2[b * C + c]);
+    return s.rel(value_of(ws.loss[b]));
   });
   T total = T(0);
   for (int b = 0; b < B; ++b) total += ws.loss[b];
@@ -237,27 +249,29 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   if (!g) return total;
 
   // ---- backward: loss -> logits ----------------------------------------------------------------
-  const Errors e_dz2 = tr.op("loss", Phase::backward, "dlogits", STABFUZZ_MONITOR_SITE, ws.dz2.data(), BC,
-                             [&](size_t e) {
-    const size_t b = e / C, c = e % C;
-    if (loss_kind == LossKind::mse) {  // (z - t) / B: explained |z| e_z / |z - t|
-      return detail::rel(std::fabs(value_of(ws.z2[e])) * e_z2[e], ptrue[e]);
-    }
-    // d log|g_c| / d z_k for g_c = p_c (c != y) or -R/S (c == y)
-    double zm = -INFINITY;
-    for (int k = 0; k < C; ++k) zm = std::max(zm, value_of(ws.z2[b * C + k]));
-    double S = 0, ek[16];
-    for (int k = 0; k < C; ++k) S += ek[k] = std::exp(value_of(ws.z2[b * C + k]) - zm);
-    const int yb = y[b];
-    const double R = S - ek[yb];
-    double kappa = 0;
-    for (int k = 0; k < C; ++k) {
-      const double pk = ek[k] / S;
-      const double d = int(c) == yb ? (k != yb ? ek[k] / R : 0.0) - pk : (int(k) == int(c) ? 1.0 : 0.0) - pk;
-      kappa += std::fabs(value_of(ws.z2[b * C + k]) * d) * e_z2[b * C + k];
-    }
-    return kappa;
-  });
+  const Errors e_dz2 = tr.op(
+      "loss", Phase::backward, "dlogits", STABFUZZ_MONITOR_SITE, ws.dz2.data(), BC, [&](size_t e) {
+        const size_t b = e / C, c = e % C;
+        if (loss_kind == LossKind::mse) {  // (z - t) / B: explained |z| e_z / |z - t|
+          return Propagated{}.add(std::fabs(value_of(ws.z2[e])), e_z2[e]).rel(ptrue[e]);
+        }
+        // d log|g_c| / d z_k for g_c = p_c (c != y) or -R/S (c == y)
+        double zm = -INFINITY;
+        for (int k = 0; k < C; ++k) zm = std::max(zm, value_of(ws.z2[b * C + k]));
+        double S = 0, ek[16];
+        for (int k = 0; k < C; ++k) S += ek[k] = std::exp(value_of(ws.z2[b * C + k]) - zm);
+        const int yb = y[b];
+        double R = 0;  // summed, not S - e_y: no cancellation when p_y is near 1
+        for (int k = 0; k < C; ++k) R += k == yb ? 0.0 : ek[k];
+        Propagated kappa;
+        for (int k = 0; k < C; ++k) {
+          const double pk = ek[k] / S;
+          const double d =
+              int(c) == yb ? (k != yb ? ek[k] / R : 0.0) - pk : (int(k) == int(c) ? 1.0 : 0.0) - pk;
+          kappa.add(std::fabs(value_of(ws.z2[b * C + k]) * d), e_z2[b * C + k]);
+        }
+        return kappa.rel(1.0);  // d log|g| / d z: already relative
+      });
 
   // ---- backward: fc2 ---------------------------------------------------------------------------
   g->w2.assign(p.w2.size(), T(0));
@@ -271,20 +285,23 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
     }
     for (int c = 0; c < C; ++c) g->b2[c] += dz[c];
   }
-  tr.op("fc2", Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w2.data(), g->w2.size(), [&](size_t e) {
-    const size_t k = e / C, c = e % C;
-    double s = 0;
-    for (int b = 0; b < B; ++b) {
-      const size_t ai = size_t(b) * H + k, di = size_t(b) * C + c;
-      s += std::fabs(value_of(ws.a1[ai]) * value_of(ws.dz2[di])) * (e_a1[ai] + e_dz2[di]);
-    }
-    return detail::rel(s, value_of(g->w2[e]));
-  });
-  tr.op("fc2", Phase::backward, "db", STABFUZZ_MONITOR_SITE, g->b2.data(), g->b2.size(), [&](size_t c) {
-    double s = 0;
-    for (int b = 0; b < B; ++b) s += std::fabs(value_of(ws.dz2[size_t(b) * C + c])) * e_dz2[size_t(b) * C + c];
-    return detail::rel(s, value_of(g->b2[c]));
-  });
+  tr.op("fc2", Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w2.data(), g->w2.size(),
+        [&](size_t e) {
+          const size_t k = e / C, c = e % C;
+          Propagated s;
+          for (int b = 0; b < B; ++b) {
+            const size_t ai = size_t(b) * H + k, di = size_t(b) * C + c;
+            s.add(std::fabs(value_of(ws.a1[ai]) * value_of(ws.dz2[di])), e_a1[ai] + e_dz2[di]);
+          }
+          return s.rel(value_of(g->w2[e]));
+        });
+  tr.op("fc2", Phase::backward, "db", STABFUZZ_MONITOR_SITE, g->b2.data(), g->b2.size(),
+        [&](size_t c) {
+          Propagated s;
+          for (int b = 0; b < B; ++b)
+            s.add(std::fabs(value_of(ws.dz2[size_t(b) * C + c])), e_dz2[size_t(b) * C + c]);
+          return s.rel(value_of(g->b2[c]));
+        });
   ws.da1.assign(BH, T(0));
   for (int b = 0; b < B; ++b) {
     const T* dz = &ws.dz2[size_t(b) * C];
@@ -296,22 +313,26 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
       da[k] = acc;
     }
   }
-  const Errors e_da1 = tr.op("fc2", Phase::backward, "dX", STABFUZZ_MONITOR_SITE, ws.da1.data(), BH, [&](size_t e) {
-    const size_t b = e / H, k = e % H;
-    double s = 0;
-    for (int c = 0; c < C; ++c)
-      s += std::fabs(value_of(ws.dz2[b * C + c]) * value_of(p.w2[k * C + c])) * (e_dz2[b * C + c] + e_w2[k * C + c]);
-    return detail::rel(s, value_of(ws.da1[e]));
-  });
+  const Errors e_da1 =
+      tr.op("fc2", Phase::backward, "dX", STABFUZZ_MONITOR_SITE, ws.da1.data(), BH, [&](size_t e) {
+        const size_t b = e / H, k = e % H;
+        Propagated s;
+        for (int c = 0; c < C; ++c)
+          s.add(std::fabs(value_of(ws.dz2[b * C + c]) * value_of(p.w2[k * C + c])),
+                e_dz2[b * C + c] + e_w2[k * C + c]);
+        return s.rel(value_of(ws.da1[e]));
+      });
 
   // ---- backward: tanh --------------------------------------------------------------------------
   ws.dz1.resize(BH);
   for (size_t e = 0; e < BH; ++e) ws.dz1[e] = ws.da1[e] * (T(1) - ws.a1[e] * ws.a1[e]);
-  const Errors e_dz1 = tr.op("tanh1", Phase::backward, "dtanh", STABFUZZ_MONITOR_SITE, ws.dz1.data(), BH,
-                             [&](size_t e) {  // da (1 - a^2): e_da + |2 a^2 / (1 - a^2)| e_a
-    const double a = value_of(ws.a1[e]);
-    return e_da1[e] + detail::rel(2 * a * a * e_a1[e], 1 - a * a);
-  });
+  const Errors e_dz1 =
+      tr.op("tanh1", Phase::backward, "dtanh", STABFUZZ_MONITOR_SITE, ws.dz1.data(), BH,
+            [&](size_t e) {  // da (1 - a^2): e_da + |2 a^2 / (1 - a^2)| e_a
+              const double a = value_of(ws.a1[e]);
+              return Explained{e_da1[e] + Propagated{}.add(2 * a * a, e_a1[e]).rel(1 - a * a).err,
+                               std::max(e_da1[e], e_a1[e])};
+            });
 
   // ---- backward: layer1 (no input gradient: it is the first layer) -----------------------------
   g->w1.assign(p.w1.size(), T(0));
@@ -335,37 +356,41 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
             const T& d = ws.dz1[size_t(b) * H + (size_t(c) * oh + i) * ow + j];
             for (int u = 0; u < 3; ++u)
               for (int v = 0; v < 3; ++v)
-                g->w1[size_t(c) * 9 + u * 3 + v] += x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] * d;
+                g->w1[size_t(c) * 9 + u * 3 + v] +=
+                    x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] * d;
             g->b1[c] += d;
           }
   }
-  tr.op(l1, Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w1.data(), g->w1.size(), [&](size_t e) {
-    double s = 0;
-    auto term = [&](size_t xi, size_t di) {
-      s += std::fabs(value_of(x[xi]) * value_of(ws.dz1[di])) * (e_x[xi] + e_dz1[di]);
-    };
-    if (!cnn) {
-      const size_t k = e / H, j = e % H;
-      for (int b = 0; b < B; ++b) term(size_t(b) * F + k, size_t(b) * H + j);
-    } else {
-      const size_t c = e / 9, u = (e % 9) / 3, v = e % 3;
-      for (int b = 0; b < B; ++b)
-        for (int i = 0; i < oh; ++i)
-          for (int j = 0; j < ow; ++j)
-            term(size_t(b) * F + (i + u) * spec.width + j + v, size_t(b) * H + (c * oh + i) * ow + j);
-    }
-    return detail::rel(s, value_of(g->w1[e]));
-  });
-  tr.op(l1, Phase::backward, "db", STABFUZZ_MONITOR_SITE, g->b1.data(), g->b1.size(), [&](size_t j) {
-    double s = 0;
-    const size_t per = cnn ? size_t(oh) * ow : 1;
-    for (int b = 0; b < B; ++b)
-      for (size_t q = 0; q < per; ++q) {
-        const size_t di = size_t(b) * H + (cnn ? j * per + q : j);
-        s += std::fabs(value_of(ws.dz1[di])) * e_dz1[di];
-      }
-    return detail::rel(s, value_of(g->b1[j]));
-  });
+  tr.op(l1, Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w1.data(), g->w1.size(),
+        [&](size_t e) {
+          Propagated s;
+          auto term = [&](size_t xi, size_t di) {
+            s.add(std::fabs(value_of(x[xi]) * value_of(ws.dz1[di])), e_x[xi] + e_dz1[di]);
+          };
+          if (!cnn) {
+            const size_t k = e / H, j = e % H;
+            for (int b = 0; b < B; ++b) term(size_t(b) * F + k, size_t(b) * H + j);
+          } else {
+            const size_t c = e / 9, u = (e % 9) / 3, v = e % 3;
+            for (int b = 0; b < B; ++b)
+              for (int i = 0; i < oh; ++i)
+                for (int j = 0; j < ow; ++j)
+                  term(size_t(b) * F + (i + u) * spec.width + j + v,
+                       size_t(b) * H + (c * oh + i) * ow + j);
+          }
+          return s.rel(value_of(g->w1[e]));
+        });
+  tr.op(l1, Phase::backward, "db", STABFUZZ_MONITOR_SITE, g->b1.data(), g->b1.size(),
+        [&](size_t j) {
+          Propagated s;
+          const size_t per = cnn ? size_t(oh) * ow : 1;
+          for (int b = 0; b < B; ++b)
+            for (size_t q = 0; q < per; ++q) {
+              const size_t di = size_t(b) * H + (cnn ? j * per + q : j);
+              s.add(std::fabs(value_of(ws.dz1[di])), e_dz1[di]);
+            }
+          return s.rel(value_of(g->b1[j]));
+        });
   return total;
 }
 
@@ -380,7 +405,9 @@ std::vector<int> predict(const ModelSpec& spec, const Params<T>& p, const T* x, 
   for (int b = 0; b < B; ++b) {
     int best = 0;
     for (int c = 1; c < spec.classes; ++c)
-      if (value_of(ws.z2[size_t(b) * spec.classes + c]) > value_of(ws.z2[size_t(b) * spec.classes + best])) best = c;
+      if (value_of(ws.z2[size_t(b) * spec.classes + c]) >
+          value_of(ws.z2[size_t(b) * spec.classes + best]))
+        best = c;
     pred[b] = best;
   }
   return pred;

@@ -105,7 +105,8 @@ json::Value train_json(const TrainResult& r) {
     if (!std::isnan(st.lambda)) js.set("lambda", st.lambda);
     json::Value inst;
     for (int k = 0; k < cestac::kKindCount; ++k)
-      if (st.instabilities[k]) inst.set(std::string(cestac::kind_name(static_cast<cestac::Kind>(k))), st.instabilities[k]);
+      if (st.instabilities[k])
+        inst.set(std::string(cestac::kind_name(static_cast<cestac::Kind>(k))), st.instabilities[k]);
     js.set("instabilities", inst.is_null() ? json::Value(json::Object{}) : inst);
     steps.push_back(std::move(js));
   }
@@ -116,12 +117,13 @@ json::Value train_json(const TrainResult& r) {
 std::string steps_csv(const TrainResult& r) {
   std::ostringstream os;
   os << "step,loss,loss_digits,rel_l1,weight_digits_min,weight_digits_mean,lambda,lr_lambda";
-  for (int k = 0; k < cestac::kKindCount; ++k) os << ',' << cestac::kind_name(static_cast<cestac::Kind>(k));
+  for (int k = 0; k < cestac::kKindCount; ++k)
+    os << ',' << cestac::kind_name(static_cast<cestac::Kind>(k));
   os << '\n';
   for (const auto& s : r.steps) {
     os << s.step << ',' << num(s.loss) << ',' << num(s.loss_digits) << ',' << num(s.rel_l1) << ','
-       << num(s.weight_digits_min) << ',' << num(s.weight_digits_mean) << ',' << num(s.lambda) << ','
-       << num(s.lambda * r.config.lr);
+       << num(s.weight_digits_min) << ',' << num(s.weight_digits_mean) << ',' << num(s.lambda)
+       << ',' << num(s.lambda * r.config.lr);
     for (auto c : s.instabilities) os << ',' << c;
     os << '\n';
   }
@@ -132,8 +134,9 @@ std::string ops_csv(const TrainResult& r) {
   std::ostringstream os;
   os << "step,layer,phase,op,site,elements,digits_min,digits_p10,digits_mean,polluted\n";
   for (const auto& o : r.ops)
-    os << o.step << ',' << o.layer << ',' << phase_name(o.phase) << ',' << o.op << ',' << o.site << ','
-       << o.elements << ',' << num(o.min) << ',' << num(o.p10) << ',' << num(o.mean) << ',' << o.polluted << '\n';
+    os << o.step << ',' << o.layer << ',' << phase_name(o.phase) << ',' << o.op << ',' << o.site
+       << ',' << o.elements << ',' << num(o.min) << ',' << num(o.p10) << ',' << num(o.mean) << ','
+       << o.polluted << '\n';
   return os.str();
 }
 

@@ -38,7 +38,8 @@ std::vector<double> parse_number_list(const std::string& s, const std::string& f
     char* end = nullptr;
     const double v = std::strtod(cell.c_str(), &end);
     if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v) || v <= 0)
-      throw InputError("--" + flag + ": expected positive numbers separated by commas, got '" + s + "'");
+      throw InputError("--" + flag + ": expected positive numbers separated by commas, got '" + s +
+                       "'");
     out.push_back(v);
     pos = comma + 1;
   }
@@ -55,7 +56,8 @@ std::vector<SweepRow> run_sweep(const SweepConfig& cfg, const Split& data, std::
     c.trace = false;  // the sweep needs the weights and samples, not every operation's digits
     row.cestac = train_cestac(c, data);
     progress << "  lr " << num(lr) << ": CESTAC " << num(row.cestac.seconds, "%.1f") << " s, loss "
-             << num(row.cestac.train_loss_final) << ", lr*lambda0 " << num(lr * row.cestac.lambda0) << std::endl;
+             << num(row.cestac.train_loss_final) << ", lr*lambda0 " << num(lr * row.cestac.lambda0)
+             << std::endl;
     TrainConfig n = c;
     n.sharpness_every = 0;
     for (int k : cfg.ks) {
@@ -78,20 +80,24 @@ std::vector<SweepRow> run_sweep(const SweepConfig& cfg, const Split& data, std::
 std::string sweep_table(const std::vector<SweepRow>& rows) {
   std::ostringstream os;
   char line[512];
-  std::snprintf(line, sizeof line, "%8s %9s %9s %10s %10s %9s %9s %11s %11s %11s %9s\n", "lr", "lr*lam0", "lr*lamMax",
-                "loss", "W digits", "W dmin", "relL1", "acc spread", "acc std(k)", "std(seeds)", "loss(k)max");
+  std::snprintf(line, sizeof line, "%8s %9s %9s %10s %10s %9s %9s %11s %11s %11s %9s\n", "lr",
+                "lr*lam0", "lr*lamMax", "loss", "W digits", "W dmin", "relL1", "acc spread",
+                "acc std(k)", "std(seeds)", "loss(k)max");
   os << line;
   for (const auto& r : rows) {
     const auto& c = r.cestac;
     const StepRecord& last = c.steps.back();
     double lk = 0;
     for (double l : r.loss_k) lk = std::max(lk, l);
-    std::snprintf(line, sizeof line, "%8s %9s %9s %10s %10s %9s %9s %11s %11s %11s %9s\n", num(r.lr).c_str(),
-                  num(r.lr * c.lambda0).c_str(), num(r.lr * c.lambda_max).c_str(), (c.diverged_at >= 0 ? "div@" + std::to_string(c.diverged_at) : num(last.loss, "%.4g")).c_str(),
-                  num(last.weight_digits_mean, "%.2f").c_str(), num(last.weight_digits_min, "%.2f").c_str(),
-                  num(last.rel_l1, "%.2g").c_str(), num(spread(c.test_accuracy), "%.4f").c_str(),
-                  num(std_of(r.acc_k), "%.4f").c_str(), num(std_of(r.acc_seeds), "%.4f").c_str(),
-                  num(lk, "%.4g").c_str());
+    std::snprintf(
+        line, sizeof line, "%8s %9s %9s %10s %10s %9s %9s %11s %11s %11s %9s\n", num(r.lr).c_str(),
+        num(r.lr * c.lambda0).c_str(), num(r.lr * c.lambda_max).c_str(),
+        (c.diverged_at >= 0 ? "div@" + std::to_string(c.diverged_at) : num(last.loss, "%.4g"))
+            .c_str(),
+        num(last.weight_digits_mean, "%.2f").c_str(), num(last.weight_digits_min, "%.2f").c_str(),
+        num(last.rel_l1, "%.2g").c_str(), num(spread(c.test_accuracy), "%.4f").c_str(),
+        num(std_of(r.acc_k), "%.4f").c_str(), num(std_of(r.acc_seeds), "%.4f").c_str(),
+        num(lk, "%.4g").c_str());
     os << line;
   }
   return os.str();
@@ -99,8 +105,10 @@ std::string sweep_table(const std::vector<SweepRow>& rows) {
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
   std::ostringstream os;
-  os << "lr,lambda0,lambda_max,lr_lambda0,final_loss,final_loss_digits,weight_digits_mean,weight_digits_min,rel_l1,"
-        "acc_mean_samples,acc_spread_samples,acc_std_samples,acc_std_k,acc_std_seeds,acc_k,acc_seeds\n";
+  os << "lr,lambda0,lambda_max,lr_lambda0,final_loss,final_loss_digits,weight_digits_mean,weight_"
+        "digits_min,rel_l1,"
+        "acc_mean_samples,acc_spread_samples,acc_std_samples,acc_std_k,acc_std_seeds,acc_k,acc_"
+        "seeds\n";
   for (const auto& r : rows) {
     const auto& c = r.cestac;
     const StepRecord& last = c.steps.back();
@@ -109,13 +117,14 @@ std::string sweep_csv(const std::vector<SweepRow>& rows) {
       for (double x : v) s += (s.empty() ? "" : " ") + num(x, "%.4f");
       return s;
     };
-    os << num(r.lr, "%g") << ',' << num(c.lambda0, "%.6g") << ',' << num(c.lambda_max, "%.6g") << ','
-       << num(r.lr * c.lambda0, "%.6g") << ',' << num(last.loss, "%.6g") << ',' << num(last.loss_digits, "%.3f") << ','
-       << num(last.weight_digits_mean, "%.3f") << ',' << num(last.weight_digits_min, "%.3f") << ','
-       << num(last.rel_l1, "%.3g") << ',' << num(mean_of(c.test_accuracy), "%.4f") << ','
-       << num(spread(c.test_accuracy), "%.4f") << ',' << num(std_of(c.test_accuracy), "%.4f") << ','
-       << num(std_of(r.acc_k), "%.4f") << ',' << num(std_of(r.acc_seeds), "%.4f") << ',' << joined(r.acc_k) << ','
-       << joined(r.acc_seeds) << '\n';
+    os << num(r.lr, "%g") << ',' << num(c.lambda0, "%.6g") << ',' << num(c.lambda_max, "%.6g")
+       << ',' << num(r.lr * c.lambda0, "%.6g") << ',' << num(last.loss, "%.6g") << ','
+       << num(last.loss_digits, "%.3f") << ',' << num(last.weight_digits_mean, "%.3f") << ','
+       << num(last.weight_digits_min, "%.3f") << ',' << num(last.rel_l1, "%.3g") << ','
+       << num(mean_of(c.test_accuracy), "%.4f") << ',' << num(spread(c.test_accuracy), "%.4f")
+       << ',' << num(std_of(c.test_accuracy), "%.4f") << ',' << num(std_of(r.acc_k), "%.4f") << ','
+       << num(std_of(r.acc_seeds), "%.4f") << ',' << joined(r.acc_k) << ',' << joined(r.acc_seeds)
+       << '\n';
   }
   return os.str();
 }
@@ -174,29 +183,42 @@ json::Value sweep_json(const SweepConfig& cfg, const std::vector<SweepRow>& rows
 std::string render_sweep_html(const SweepConfig& cfg, const std::vector<SweepRow>& rows) {
   namespace svg = reports::svg;
   std::ostringstream os;
-  const std::string title = std::string("stabfuzz monitor sweep: ") + model_name(cfg.base.spec.kind) + ", " +
-                            loss_name(cfg.base.loss) + ", " + std::to_string(cfg.base.steps) + " steps";
-  os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << svg::escape(title)
-     << "</title><style>body{font:14px/1.4 system-ui,sans-serif;margin:24px}table{border-collapse:collapse}"
-        "th,td{border:1px solid #ccc;padding:3px 7px}td{text-align:right}.plots{display:flex;flex-wrap:wrap;gap:10px}"
+  const std::string title = std::string("stabfuzz monitor sweep: ") +
+                            model_name(cfg.base.spec.kind) + ", " + loss_name(cfg.base.loss) +
+                            ", " + std::to_string(cfg.base.steps) + " steps";
+  os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+     << svg::escape(title)
+     << "</title><style>body{font:14px/1.4 "
+        "system-ui,sans-serif;margin:24px}table{border-collapse:collapse}"
+        "th,td{border:1px solid #ccc;padding:3px "
+        "7px}td{text-align:right}.plots{display:flex;flex-wrap:wrap;gap:10px}"
         "svg.plot{border:1px solid #ddd}svg .frame{fill:none;stroke:#999}svg .grid{stroke:#eee}"
-        "svg .tick{font-size:10px}svg .axis{font-size:11px}svg .ptitle{font-size:12px;font-weight:bold}"
+        "svg .tick{font-size:10px}svg .axis{font-size:11px}svg "
+        ".ptitle{font-size:12px;font-weight:bold}"
         "</style></head><body><h1>"
-     << svg::escape(title) << "</h1><pre id=\"table\">" << svg::escape(sweep_table(rows)) << "</pre>";
+     << svg::escape(title) << "</h1><pre id=\"table\">" << svg::escape(sweep_table(rows))
+     << "</pre>";
   std::vector<svg::Point> digits, rel, acc;
   for (const auto& r : rows) {
     const double x = r.lr * r.cestac.lambda0;
     const std::string t = "lr " + num(r.lr);
-    digits.push_back({x, "", r.cestac.steps.back().weight_digits_mean, "mean", t});
-    digits.push_back({x, "", r.cestac.steps.back().weight_digits_min, "min", t});
-    rel.push_back({x, "", r.cestac.steps.back().rel_l1, "rel L1", t});
-    acc.push_back({r.lr, "", std_of(r.acc_k), "std across k", t});
-    acc.push_back({r.lr, "", std_of(r.acc_seeds), "std across seeds", t});
-    acc.push_back({r.lr, "", std_of(r.cestac.test_accuracy), "std across CESTAC samples", t});
+    if (r.cestac.diverged_at < 0) {  // a diverged run's weights are NaN: nothing to plot
+      digits.push_back({x, "", r.cestac.steps.back().weight_digits_mean, "mean", t});
+      digits.push_back({x, "", r.cestac.steps.back().weight_digits_min, "min", t});
+      rel.push_back({x, "", r.cestac.steps.back().rel_l1, "rel L1", t});
+    }
+    // Series names chosen to get three different colours from svg::series_colour.
+    acc.push_back({r.lr, "", std_of(r.acc_k), "across k", t});
+    acc.push_back({r.lr, "", std_of(r.acc_seeds), "seeds", t});
+    acc.push_back({r.lr, "", std_of(r.cestac.test_accuracy), "CESTAC samples", t});
   }
-  os << "<div class=\"plots\">" << svg::scatter("final weights' digits vs lr*lambda0", digits, {"lr lambda0", true}, {"digits"})
-     << svg::scatter("rel. L1 between samples vs lr*lambda0", rel, {"lr lambda0", true}, {"rel L1", true})
-     << svg::scatter("test accuracy std vs lr", acc, {"lr", true}, {"std"}) << "</div></body></html>\n";
+  os << "<div class=\"plots\">"
+     << svg::scatter("final weights' digits vs lr*lambda0", digits, {"lr lambda0", true},
+                     {"digits"})
+     << svg::scatter("rel. L1 between samples vs lr*lambda0", rel, {"lr lambda0", true},
+                     {"rel L1", true})
+     << svg::scatter("test accuracy std vs lr", acc, {"lr", true}, {"std"})
+     << "</div></body></html>\n";
   return os.str();
 }
 

@@ -8,9 +8,12 @@ namespace stabfuzz::monitor {
 
 const char* phase_name(Phase p) {
   switch (p) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::update: return "update";
+    case Phase::forward:
+      return "forward";
+    case Phase::backward:
+      return "backward";
+    case Phase::update:
+      return "update";
   }
   return "?";
 }

@@ -5,8 +5,11 @@
 // sum_j |x_j df/dx_j / f| e_j, each input's error e_j = 10^-digits (at least the unit roundoff u,
 // which also stands for the operation's own rounding). An element is polluted when its digits
 // fall `delta` below the explained digits -log10(explained + u): the operation itself lost them,
-// not its inputs or the problem's conditioning. The first polluted operation in execution order is
-// the polluting operator. For native scalars the calls do nothing.
+// not its inputs or the problem's conditioning. Only elements whose inputs all keep `delta`
+// digits are judged: with noisier inputs the first-order propagation no longer bounds the error
+// (exp of an argument off by 3 is off by a factor 20), and the digits are already gone upstream.
+// The first polluted operation in execution order is the polluting operator. For native scalars
+// the calls do nothing.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +34,8 @@ struct Site {
   int line;
 };
 #define STABFUZZ_MONITOR_SITE (::stabfuzz::monitor::Site{__FILE__, __LINE__})
+// The statement on the next line (for an operation computed away from its trace call).
+#define STABFUZZ_MONITOR_SITE_NEXT (::stabfuzz::monitor::Site{__FILE__, __LINE__ + 1})
 
 template <class T>
 struct is_stoch : std::false_type {};
@@ -101,6 +106,25 @@ struct Pollution {
 // Per-element relative errors of a tensor: 10^-digits, at least u (empty for native scalars).
 using Errors = std::vector<double>;
 
+// What an element's inputs explain: the relative error propagated to first order, and the
+// largest relative error among the inputs read (first order holds only for small ones).
+struct Explained {
+  double err = 0, worst_input = 0;
+};
+
+// Sums |x_j df/dx_j| e_j over an element's inputs; rel(f) divides by |f|.
+struct Propagated {
+  double abs = 0, worst = 0;
+  Propagated& add(double weight, double e) {
+    abs += weight * e;
+    worst = std::max(worst, e);
+    return *this;
+  }
+  Explained rel(double value) const {
+    return {value == 0 ? (abs == 0 ? 0.0 : INFINITY) : abs / std::fabs(value), worst};
+  }
+};
+
 class Trace {
  public:
   explicit Trace(double delta = 2, bool enabled = true) : delta_(delta), enabled_(enabled) {}
@@ -109,17 +133,17 @@ class Trace {
   bool enabled() const { return enabled_; }
 
   // Records the operation that wrote out[0..n) and returns its elements' errors. `explained(i)`:
-  // the relative error of element i that its inputs' errors explain (called only for elements
-  // that lost at least delta digits).
-  template <class T, class Explained>
+  // the Explained error of element i (called only for elements that lost at least delta digits).
+  template <class T, class ExplainFn>
   Errors op(const char* layer, Phase phase, const char* name, Site site, const T* out, size_t n,
-            Explained&& explained) {
+            ExplainFn&& explained) {
     if constexpr (!is_stoch_v<T>) {
       return {};
     } else {
       if (!enabled_) return {};
       cestac::NearestScope nearest;  // statistics and conditioning in round to nearest
-      const double full = full_digits<T>(), u = std::pow(10.0, -full);
+      const double full = full_digits<T>(), u = std::pow(10.0, -full),
+                   judged = std::pow(10.0, -delta_);
       digits_.resize(n);
       Errors err(n);
       double mn = full, sum = 0;
@@ -140,17 +164,20 @@ class Trace {
       s.mean = n ? sum / static_cast<double>(n) : full;
       for (size_t i = 0; i < n; ++i) {
         if (!(digits_[i] < full - delta_)) continue;  // cannot be polluted: skip the conditioning
-        const double e = explained(i);
-        const double ed = std::min(full, -std::log10(e + u));
+        const Explained e = explained(i);
+        if (!(e.worst_input <= judged)) continue;
+        const double ed = std::min(full, -std::log10(e.err + u));
         if (!(digits_[i] < ed - delta_)) continue;
         ++s.polluted;
         if (!polluting_)
-          polluting_ = Pollution{step_, layer, name, s.site, phase, static_cast<int64_t>(i), digits_[i], ed,
-                                 value_of(out[i])};
+          polluting_ = Pollution{step_,      layer, name,
+                                 s.site,     phase, static_cast<int64_t>(i),
+                                 digits_[i], ed,    value_of(out[i])};
       }
       if (n) {
         const size_t k = n / 10;
-        std::nth_element(digits_.begin(), digits_.begin() + static_cast<std::ptrdiff_t>(k), digits_.end());
+        std::nth_element(digits_.begin(), digits_.begin() + static_cast<std::ptrdiff_t>(k),
+                         digits_.end());
         s.p10 = digits_[k];
       }
       stats_.push_back(std::move(s));

@@ -2,6 +2,7 @@
 // float/double: batches, SGD with the k-trick, per-step records, sharpness, per-sample accuracy.
 #include "harness/monitor/train.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -89,21 +90,28 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
   SeededEntropy batches(cfg.seed, kBatchStream);
 
   // Sharpness of the full-batch loss (at most the first 1,024 rows when training on batches).
-  Dataset sharp_set = train;
-  if (!full && sharp_set.rows() > 1024) {
-    sharp_set.y.resize(1024);
-    sharp_set.x.resize(size_t(1024) * F_);
+  Dataset sharp_subset;
+  const bool subset = !full && train.rows() > 1024;
+  if (subset) {
+    sharp_subset = Dataset{train.name,
+                           train.height,
+                           train.width,
+                           train.classes,
+                           {train.x.begin(), train.x.begin() + 1024 * F_},
+                           {train.y.begin(), train.y.begin() + 1024}};
   }
+  const Dataset& sharp_set = subset ? sharp_subset : train;
   auto sharp_now = [&](int64_t step) {
     cestac::NearestScope nearest;
-    return sharpness(spec, cfg.loss, sample_params<T, double>(p, -1), sharp_set, cfg.sharpness_iters,
-                     cfg.seed ^ static_cast<uint64_t>(step) * kSharpStream);
+    return sharpness(spec, cfg.loss, sample_params<T, double>(p, -1), sharp_set,
+                     cfg.sharpness_iters, cfg.seed ^ static_cast<uint64_t>(step) * kSharpStream);
   };
 
   std::optional<cestac::Run> cestac_run;
   if constexpr (kStoch) cestac_run.emplace(cfg.seed, 0, cestac::Config{cfg.cancel_digits, true});
   std::array<uint64_t, cestac::kKindCount> seen{};
-  const F lrk = static_cast<F>(cfg.lr * cfg.k), kk = static_cast<F>(cfg.k), mu = static_cast<F>(cfg.momentum);
+  const F lrk = static_cast<F>(cfg.lr * cfg.k), kk = static_cast<F>(cfg.k),
+          mu = static_cast<F>(cfg.momentum);
   std::vector<T> w_old;
 
   for (int64_t step = 0; step < cfg.steps; ++step) {
@@ -140,7 +148,10 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
       tr.op(Params<T>::layer_of(spec, i), Phase::update, Params<T>::is_bias(i) ? "sgd_b" : "sgd_w",
             STABFUZZ_MONITOR_SITE, w.data(), w.size(), [&](size_t j) {
               const double wo = value_of(w_old[j]);
-              return detail::rel(std::fabs(wo) * e_w[j] + std::fabs(wo - value_of(w[j])) * e_d[j], value_of(w[j]));
+              return Propagated{}
+                  .add(std::fabs(wo), e_w[j])
+                  .add(std::fabs(wo - value_of(w[j])), e_d[j])
+                  .rel(value_of(w[j]));
             });
     }
 
@@ -154,7 +165,8 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
         for (int i = 0; i < Params<T>::kTensors; ++i)
           for (const T& w : p.tensor(i)) {
             base += std::fabs(double(w.s[0]));
-            for (int k = 1; k < T::kSamples; ++k) diff += std::fabs(double(w.s[k]) - double(w.s[0]));
+            for (int k = 1; k < T::kSamples; ++k)
+              diff += std::fabs(double(w.s[k]) - double(w.s[0]));
             const double dg = value_digits(w);
             dmin = std::min(dmin, dg);
             dsum += dg;
@@ -180,8 +192,19 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
   }
   if constexpr (kStoch) {
     cestac::NearestScope nearest;
-    for (const auto& s : cestac_run->log().sites)
-      res.sites.push_back({std::string(cestac::kind_name(s.kind)), cestac::symbolize(s.address), s.count});
+    // Several addresses (inlined copies) can share one file:line: one row per (kind, file:line).
+    for (const auto& s : cestac_run->log().sites) {
+      SiteRecord r{std::string(cestac::kind_name(s.kind)), cestac::symbolize(s.address), s.count};
+      auto same = std::find_if(res.sites.begin(), res.sites.end(), [&](const SiteRecord& q) {
+        return q.kind == r.kind && q.site == r.site;
+      });
+      if (same != res.sites.end())
+        same->count += r.count;
+      else
+        res.sites.push_back(std::move(r));
+    }
+    std::stable_sort(res.sites.begin(), res.sites.end(),
+                     [](const SiteRecord& a, const SiteRecord& b) { return a.count > b.count; });
   }
   cestac_run.reset();  // back to round to nearest for the evaluation
 
@@ -191,7 +214,8 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
   for (const auto& s : res.steps) {
     if (std::isnan(s.lambda)) continue;
     if (std::isnan(res.lambda0)) res.lambda0 = s.lambda;
-    if (std::isnan(res.lambda_max) || std::fabs(s.lambda) > std::fabs(res.lambda_max)) res.lambda_max = s.lambda;
+    if (std::isnan(res.lambda_max) || std::fabs(s.lambda) > std::fabs(res.lambda_max))
+      res.lambda_max = s.lambda;
   }
   if constexpr (kStoch) {
     for (int k = 0; k < T::kSamples; ++k)
@@ -237,12 +261,13 @@ ModelSpec spec_for(ModelKind kind, const Dataset& d) {
   s.width = d.width;
   s.classes = d.classes;
   if (s.height < 3 || s.width < 3) throw InputError("images must be at least 3x3");
-  if (s.classes < 2 || s.classes > 16) throw InputError("the monitor's models take 2 to 16 classes");
+  if (s.classes < 2 || s.classes > 16)
+    throw InputError("the monitor's models take 2 to 16 classes");
   return s;
 }
 
-double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, const Dataset& d, int iters,
-                 uint64_t seed) {
+double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, const Dataset& d,
+                 int iters, uint64_t seed) {
   Trace off(2, false);
   Workspace<double> ws;
   const int n = static_cast<int>(d.rows());
@@ -254,11 +279,13 @@ double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, 
     loss_and_grad(spec, q, d.x.data(), d.y.data(), n, loss, &g, ws, off);
     std::vector<double> out;
     out.reserve(w.size());
-    for (int i = 0; i < Params<double>::kTensors; ++i) out.insert(out.end(), g.tensor(i).begin(), g.tensor(i).end());
+    for (int i = 0; i < Params<double>::kTensors; ++i)
+      out.insert(out.end(), g.tensor(i).begin(), g.tensor(i).end());
     return out;
   };
   std::vector<double> w;
-  for (int i = 0; i < Params<double>::kTensors; ++i) w.insert(w.end(), p.tensor(i).begin(), p.tensor(i).end());
+  for (int i = 0; i < Params<double>::kTensors; ++i)
+    w.insert(w.end(), p.tensor(i).begin(), p.tensor(i).end());
   SeededEntropy e(seed, kSharpStream);
   std::vector<double> v(w.size());
   auto normalize = [](std::vector<double>& u) {

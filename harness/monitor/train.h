@@ -19,28 +19,28 @@ namespace stabfuzz::monitor {
 struct TrainConfig {
   ModelSpec spec;
   LossKind loss = LossKind::ce;
-  bool f64 = false;        // Stoch<double, 3> (else Stoch<float, 3>; native runs likewise)
+  bool f64 = false;  // Stoch<double, 3> (else Stoch<float, 3>; native runs likewise)
   double lr = 0.1;
   double momentum = 0;
-  int k = 1;               // the k-trick: the update is (lr k) (g / k), equal up to rounding
+  int k = 1;  // the k-trick: the update is (lr k) (g / k), equal up to rounding
   int64_t steps = 100;
-  int64_t batch = 0;       // 0: full batch (gradient descent)
-  uint64_t seed = 1;       // initialisation, batches and CESTAC rounding
-  uint64_t init_seed = 0;  // 0: the seed
+  int64_t batch = 0;            // 0: full batch (gradient descent)
+  uint64_t seed = 1;            // initialisation, batches and CESTAC rounding
+  uint64_t init_seed = 0;       // 0: the seed
   int64_t sharpness_every = 0;  // 0: never; else every M steps and at the last step
   int sharpness_iters = 20;
-  double delta = 2;        // digits an operation may lose beyond its conditioning
+  double delta = 2;  // digits an operation may lose beyond its conditioning
   int cancel_digits = cestac::kDefaultCancelDigits;
-  bool trace = true;       // per-operation digits (off: only the loss, samples and accuracy)
+  bool trace = true;  // per-operation digits (off: only the loss, samples and accuracy)
 };
 
 struct StepRecord {
   int64_t step = 0;
   double loss = 0, loss_digits = 0;
-  double rel_l1 = 0;         // sum_i |w_i^(k) - w_i^(0)| / sum_i |w_i^(0)|, mean over samples k > 0
+  double rel_l1 = 0;  // sum_i |w_i^(k) - w_i^(0)| / sum_i |w_i^(0)|, mean over samples k > 0
   double weight_digits_min = 0, weight_digits_mean = 0;
   std::array<uint64_t, cestac::kKindCount> instabilities{};  // this step's, by kind
-  double lambda = NAN;       // sharpness at this step (before its update), when computed
+  double lambda = NAN;  // sharpness at this step (before its update), when computed
 };
 
 struct SiteRecord {
@@ -73,8 +73,8 @@ TrainResult train_native(const TrainConfig& cfg, const Split& data);
 
 // Largest Hessian eigenvalue (by magnitude) of the mean loss over `d` at `p`, by power iteration
 // on Hessian-vector products from central differences of gradients, in double.
-double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, const Dataset& d, int iters,
-                 uint64_t seed);
+double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, const Dataset& d,
+                 int iters, uint64_t seed);
 
 // The model's initial parameters: uniform in +-1/sqrt(fan_in) (PyTorch's default), each value
 // rounded to float when `f32`, so that every scalar type starts from the same exact weights.

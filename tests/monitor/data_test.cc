@@ -1,4 +1,5 @@
-// Dataset loaders: generated gzip fixtures (CSV and IDX), corrupt and missing files, the real digits.
+// Dataset loaders: generated gzip fixtures (CSV and IDX), corrupt and missing files, the real
+// digits.
 #include "harness/monitor/data.h"
 
 #include <gtest/gtest.h>
@@ -17,7 +18,8 @@ namespace {
 void write_gz(const std::string& path, const std::string& bytes) {
   gzFile f = gzopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  ASSERT_EQ(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())),
+            static_cast<int>(bytes.size()));
   gzclose(f);
 }
 
@@ -40,7 +42,7 @@ TEST(DataTest, DigitsCsvFixture) {
   EXPECT_EQ(d.features(), 64);
   EXPECT_EQ(d.y[0], 3);
   EXPECT_EQ(d.y[1], 9);
-  EXPECT_EQ(d.x[1], 8.0 / 16);  // (1 * 7 + 1) % 17 = 8, scaled by 1/16
+  EXPECT_EQ(d.x[1], 8.0 / 16);        // (1 * 7 + 1) % 17 = 8, scaled by 1/16
   EXPECT_EQ(d.x[64 + 2], 16.0 / 16);  // (2 * 7 + 2) % 17 = 16
 }
 

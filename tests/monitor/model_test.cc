@@ -60,9 +60,11 @@ void check_gradient(ModelKind kind, LossKind loss) {
   for (size_t k = 0; k < analytic.size(); ++k) {
     Params<double> q = p;
     at(q, k) += h;
-    const double lp = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss, static_cast<Params<double>*>(nullptr), ws, off);
+    const double lp = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss,
+                                    static_cast<Params<double>*>(nullptr), ws, off);
     at(q, k) -= 2 * h;
-    const double lm = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss, static_cast<Params<double>*>(nullptr), ws, off);
+    const double lm = loss_and_grad(f.spec, q, f.x.data(), f.y.data(), f.B, loss,
+                                    static_cast<Params<double>*>(nullptr), ws, off);
     const double fd = (lp - lm) / (2 * h);
     // Central differences at h = 1e-6: truncation ~h^2 |f'''| and rounding ~u |f| / h, both
     // below 1e-8 here.
@@ -104,8 +106,49 @@ TEST(ModelTest, CestacLossAgreesWithNative) {
   ASSERT_GE(tr.stats().size(), 10u);
   EXPECT_EQ(tr.stats()[0].layer, "fc1");
   EXPECT_EQ(tr.stats()[0].phase, Phase::forward);
-  EXPECT_NE(tr.stats()[0].site.find("harness/monitor/model.h:"), std::string::npos) << tr.stats()[0].site;
+  EXPECT_NE(tr.stats()[0].site.find("harness/monitor/model.h:"), std::string::npos)
+      << tr.stats()[0].site;
   EXPECT_FALSE(tr.polluting().has_value());
+}
+
+// The pollution criterion: digits lost beyond what the inputs' errors explain. (x + 1e8) - 1e8
+// returns x with half its digits gone although the operation y = x is perfectly conditioned;
+// a - 1e8 for an a that already carries 1e8's rounding error loses as many digits, explained.
+TEST(TraceTest, PollutionIsDigitsLostBeyondWhatInputsExplain) {
+  using S = Stoch<double, 3>;
+  cestac::Run run(5, 0);
+  const S big(1e8);
+  // Eight values, so that some element's samples round apart (one alone agrees 1 time in 8).
+  std::vector<S> x;
+  for (int i = 1; i <= 8; ++i) x.push_back(S(double(i)) / S(3.0));
+  {
+    Trace tr(2, true);
+    const Errors ex = tr.errors(x.data(), x.size());
+    std::vector<S> y;
+    for (const S& v : x) y.push_back((v + big) - big);
+    tr.op("layer", Phase::forward, "absorbed", STABFUZZ_MONITOR_SITE, y.data(), y.size(),
+          [&](size_t i) {
+            return Explained{ex[i], ex[i]};
+          });
+    ASSERT_TRUE(tr.polluting().has_value());
+    EXPECT_EQ(tr.polluting()->op, "absorbed");
+    EXPECT_LT(tr.polluting()->out_digits, 11);
+    EXPECT_GT(tr.polluting()->explained_digits, 15);
+    EXPECT_GE(tr.stats().at(0).polluted, 1);
+    EXPECT_LT(tr.stats().at(0).min, 11);
+  }
+  {
+    Trace tr(2, true);
+    std::vector<S> a, d;
+    for (const S& v : x) a.push_back(v + big);
+    const Errors ea = tr.errors(a.data(), a.size());
+    for (const S& v : a) d.push_back(v - big);
+    tr.op(
+        "layer", Phase::forward, "explained", STABFUZZ_MONITOR_SITE, d.data(), d.size(),
+        [&](size_t i) { return Propagated{}.add(std::fabs(a[i].mean()), ea[i]).rel(d[i].mean()); });
+    EXPECT_LT(tr.stats().at(0).min, 11);
+    EXPECT_FALSE(tr.polluting().has_value());
+  }
 }
 
 // Jacobi eigenvalues of a symmetric matrix (n small): the largest magnitude.

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 #include "reports/json.h"
 #include "tests/support/run_binary.h"
@@ -15,8 +16,10 @@ using testing::slurp;
 
 TEST(MonitorCliTest, TrainWritesCsvJsonAndHtml) {
   const std::string out = testing::temp_dir("train");
-  const auto r = run_stabfuzz("monitor train --model mlp --data digits --lr 0.5 --steps 6 --max-train 120 "
-                              "--sharpness-every 3 --seed 4 --out " + out);
+  const auto r = run_stabfuzz(
+      "monitor train --model mlp --data digits --lr 0.5 --steps 6 --max-train 120 "
+      "--sharpness-every 3 --seed 4 --out " +
+      out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("test accuracy per CESTAC sample"), std::string::npos) << r.out;
   const json::Value j = json::parse(slurp(out + "/monitor.json"));
@@ -25,7 +28,8 @@ TEST(MonitorCliTest, TrainWritesCsvJsonAndHtml) {
   EXPECT_TRUE(std::isfinite(j.at("summary").at("lambda0").as_number()));
   EXPECT_EQ(testing::count_lines(slurp(out + "/steps.csv")), 7);
   const std::string ops = slurp(out + "/ops.csv");
-  EXPECT_NE(ops.find("fc1,forward,matmul,harness/monitor/model.h:"), std::string::npos) << ops.substr(0, 400);
+  EXPECT_NE(ops.find("fc1,forward,matmul,harness/monitor/model.h:"), std::string::npos)
+      << ops.substr(0, 400);
   EXPECT_NE(ops.find(",update,sgd_w,"), std::string::npos);
   const std::string html = slurp(out + "/report.html");
   EXPECT_NE(html.find("<svg class=\"heatmap\""), std::string::npos);
@@ -33,27 +37,43 @@ TEST(MonitorCliTest, TrainWritesCsvJsonAndHtml) {
   EXPECT_NE(html.find("lr * sharpness vs the limit 2"), std::string::npos);
   // Same seed, same run: every figure replays.
   const std::string out2 = testing::temp_dir("train2");
-  const auto r2 = run_stabfuzz("monitor train --model mlp --data digits --lr 0.5 --steps 6 --max-train 120 "
-                               "--sharpness-every 3 --seed 4 --out " + out2);
+  const auto r2 = run_stabfuzz(
+      "monitor train --model mlp --data digits --lr 0.5 --steps 6 --max-train 120 "
+      "--sharpness-every 3 --seed 4 --out " +
+      out2);
   ASSERT_EQ(r2.code, 0) << r2.err;
   EXPECT_EQ(slurp(out + "/steps.csv"), slurp(out2 + "/steps.csv"));
 }
 
 TEST(MonitorCliTest, CnnTrains) {
   const std::string out = testing::temp_dir("cnn");
-  const auto r = run_stabfuzz("monitor train --model cnn --lr 0.5 --steps 3 --max-train 60 --sharpness-every 0 "
-                              "--out " + out);
+  const auto r = run_stabfuzz(
+      "monitor train --model cnn --lr 0.5 --steps 3 --max-train 60 --sharpness-every 0 "
+      "--out " +
+      out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(slurp(out + "/ops.csv").find("conv1,forward,conv3x3,"), std::string::npos);
 }
 
+// file:line of the planted statement in the model's source.
+std::string planted_site() {
+  std::istringstream src(slurp(std::string(STABFUZZ_SOURCE_DIR) + "/harness/monitor/model.h"));
+  std::string line;
+  for (int n = 1; std::getline(src, line); ++n)
+    if (line.find("ws.loss[b] = log(s) - z[yb];") != std::string::npos)
+      return "harness/monitor/model.h:" + std::to_string(n);
+  return "not found";
+}
+
 // The planted naive log-softmax (log(sum exp z) - z_y) is named with its site once the training
-// samples become confident (step ~75 at these settings, seeds 2 and 3); the stable cross-entropy in
-// the same training is not.
+// samples become confident (steps 78 and 74 at these settings, seeds 2 and 3); the stable
+// cross-entropy in the same training is not.
 TEST(MonitorCliTest, PlantedNaiveLogSoftmaxIsThePollutingOperation) {
   for (const char* seed : {"2", "3"}) {
-    const std::string args = std::string("monitor train --model mlp --lr 1 --steps 110 --max-train 100 "
-                                         "--sharpness-every 0 --seed ") + seed + " ";
+    const std::string args = std::string(
+                                 "monitor train --model mlp --lr 1 --steps 90 --max-train 100 "
+                                 "--sharpness-every 0 --seed ") +
+                             seed + " ";
     const std::string out = testing::temp_dir("naive");
     const auto r = run_stabfuzz(args + "--loss ce-naive --out " + out);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -62,22 +82,28 @@ TEST(MonitorCliTest, PlantedNaiveLogSoftmaxIsThePollutingOperation) {
     EXPECT_EQ(p.at("layer").as_string(), "loss");
     EXPECT_EQ(p.at("op").as_string(), "cross_entropy_naive");
     EXPECT_EQ(p.at("phase").as_string(), "forward");
-    EXPECT_NE(p.at("site").as_string().find("harness/monitor/model.h:"), std::string::npos);
+    EXPECT_EQ(p.at("site").as_string(), planted_site());
     EXPECT_LT(p.at("out_digits").as_number(), p.at("explained_digits").as_number() - 2);
-    EXPECT_NE(r.out.find("polluting operation: loss forward cross_entropy_naive at harness/monitor/model.h:"),
-              std::string::npos) << r.out;
+    EXPECT_NE(
+        r.out.find(
+            "polluting operation: loss forward cross_entropy_naive at harness/monitor/model.h:"),
+        std::string::npos)
+        << r.out;
     EXPECT_NE(slurp(out + "/report.html").find("class=\"polluting\""), std::string::npos);
     const std::string out2 = testing::temp_dir("stable");
     const auto r2 = run_stabfuzz(args + "--loss ce --out " + out2);
     ASSERT_EQ(r2.code, 0) << r2.err;
-    EXPECT_TRUE(json::parse(slurp(out2 + "/monitor.json")).at("summary").at("polluting").is_null()) << r2.out;
+    EXPECT_TRUE(json::parse(slurp(out2 + "/monitor.json")).at("summary").at("polluting").is_null())
+        << r2.out;
   }
 }
 
 TEST(MonitorCliTest, SweepTable) {
   const std::string out = testing::temp_dir("sweep");
-  const auto r = run_stabfuzz("monitor sweep --lr-grid 0.5,8 --steps 8 --max-train 150 --init-seeds 2 "
-                              "--k-list 1,3 --sharpness-every 4 --out " + out);
+  const auto r = run_stabfuzz(
+      "monitor sweep --lr-grid 0.5,8 --steps 8 --max-train 150 --init-seeds 2 "
+      "--k-list 1,3 --sharpness-every 4 --out " +
+      out);
   ASSERT_EQ(r.code, 0) << r.err;
   const json::Value j = json::parse(slurp(out + "/sweep.json"));
   ASSERT_EQ(j.at("rows").as_array().size(), 2u);
@@ -89,10 +115,11 @@ TEST(MonitorCliTest, SweepTable) {
 }
 
 TEST(MonitorCliTest, BadInputIsOneErrorLine) {
-  for (const char* args : {"monitor", "monitor fly", "monitor train --model rnn --steps 1",
-                           "monitor train --data mnist --steps 1", "monitor train --loss hinge --steps 1",
-                           "monitor train --lr -1 --steps 1", "monitor sweep --lr-grid 0.1,x --steps 1",
-                           "monitor train --precision f16 --steps 1"}) {
+  for (const char* args :
+       {"monitor", "monitor fly", "monitor train --model rnn --steps 1",
+        "monitor train --data mnist --steps 1", "monitor train --loss hinge --steps 1",
+        "monitor train --lr -1 --steps 1", "monitor sweep --lr-grid 0.1,x --steps 1",
+        "monitor train --precision f16 --steps 1"}) {
     const auto r = run_stabfuzz(args);
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_EQ(r.err.rfind("stabfuzz: error: ", 0), 0u) << args << ": " << r.err;

@@ -329,6 +329,10 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
           work.push_back({fam, &t, d});
     }
   }
+  // A target this build knows but cannot run here (no GPU, library missing): say why.
+  for (const auto& u : registry.unavailable())
+    if (!impl_found && u.id == opts.impl)
+      throw InputError("implementation '" + opts.impl + "' is unavailable here: " + u.reason);
   if (!impl_found)
     throw InputError("unknown implementation '" + opts.impl + "' of " + opts.family +
                      " (stabfuzz --list shows them)");

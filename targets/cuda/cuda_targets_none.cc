@@ -5,7 +5,7 @@ namespace stabfuzz::targets {
 
 void register_gpu_targets(Registry& r) {
   for (const auto& t : gpu_target_ids())
-    r.add_unavailable({t.id, "built without CUDA (no nvcc when CMake configured this build)"});
+    r.add_unavailable({t.id, "built without CUDA (STABFUZZ_CUDA=OFF, or no nvcc when CMake configured it)"});
 }
 
 }  // namespace stabfuzz::targets

@@ -57,5 +57,17 @@ TEST(GpuRegistry, ListNamesTheUnavailableGpuTargetsAndWhy) {
   }
 }
 
+TEST(GpuRegistry, RunningAnUnavailableTargetSaysWhy) {
+  std::string why;
+  if (cuda_device_count(&why) > 0) GTEST_SKIP() << "a GPU is present: the targets are registered";
+  const auto o = testing::run_stabfuzz("--target gemm --impl gemm/cublas/tf32 --runs 1 --seed 1 --out " +
+                                       testing::temp_dir("unavailable"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("stabfuzz: error: implementation 'gemm/cublas/tf32' is unavailable here: "),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(testing::count_lines(o.err), 1) << o.err;
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -292,6 +292,9 @@ json::Value impl_result_json(const ImplResult& r) {
   j.set("findings", static_cast<long long>(r.findings));
   j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
   j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
+  j.set("crashes", static_cast<long long>(r.crashes));
+  j.set("timeouts", static_cast<long long>(r.timeouts));
+  j.set("exceptions", static_cast<long long>(r.exceptions));
   j.set("undecidable", static_cast<long long>(r.undecidable));
   j.set("max_ulp", r.max_ulp);
   j.set("max_error_over_tolerance", r.max_ratio);
@@ -450,30 +453,6 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   summary.set("seconds", std::chrono::duration<double>(Clock::now() - start).count());
   json::Array results;
   for (const auto& r : res.results) results.push_back(impl_result_json(r));
-  for (const auto& r : res.results) {
-    json::Value j;
-    j.set("family", r.family);
-    j.set("impl", r.impl);
-    j.set("kind", target_kind_name(r.kind));
-    j.set("dtype", dtype_name(r.dtype));
-    j.set("inputs", static_cast<long long>(r.inputs));
-    j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
-    j.set("findings", static_cast<long long>(r.findings));
-    j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
-    j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
-    j.set("crashes", static_cast<long long>(r.crashes));
-    j.set("timeouts", static_cast<long long>(r.timeouts));
-    j.set("exceptions", static_cast<long long>(r.exceptions));
-    j.set("undecidable", static_cast<long long>(r.undecidable));
-    j.set("max_ulp", r.max_ulp);
-    j.set("max_error_over_tolerance", r.max_ratio);
-    j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
-    j.set("seconds", r.seconds);
-    json::Value regimes;
-    for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
-    j.set("inputs_per_regime", std::move(regimes));
-    results.push_back(std::move(j));
-  }
   summary.set("results", std::move(results));
   summary.set("exit_code", res.exit_code);
   reports::write_json_atomically(res.summary_path, summary);

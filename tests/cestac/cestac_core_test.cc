@@ -31,10 +31,13 @@ TEST(CestacCore, StreamWordsAreTheCpuEnginesRandomBits) {
   HotState ts{};
   ts.key = stream_key(42, 7);
   for (uint64_t k = 1; k <= 100; ++k) {
-    // random_bits(ts, 32) twice consumes one word: its low then its high half.
-    const uint64_t w = stream_word(ts.key, k);
-    EXPECT_EQ(random_bits(ts, 32), static_cast<uint32_t>(w));
-    EXPECT_EQ(random_bits(ts, 32), static_cast<uint32_t>(w >> 32));
+    // The CPU engine takes 63 bits of each word (its top 63: the sentinel bit sits above them), so
+    // random_bits(ts, 21) three times consumes one word, lowest bits first.
+    const uint64_t w = stream_word(ts.key, k) >> 1;
+    constexpr uint64_t kMask = (uint64_t{1} << 21) - 1;
+    EXPECT_EQ(random_bits(ts, 21), static_cast<uint32_t>(w & kMask));
+    EXPECT_EQ(random_bits(ts, 21), static_cast<uint32_t>((w >> 21) & kMask));
+    EXPECT_EQ(random_bits(ts, 21), static_cast<uint32_t>((w >> 42) & kMask));
   }
 }
 

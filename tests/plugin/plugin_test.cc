@@ -79,7 +79,9 @@ TEST_F(Plugin, TemplateTargetRunsUnderCestacAndTheOracle) {
     EXPECT_EQ(r.at("findings").as_number(), 0);
     ASSERT_FALSE(r.at("min_digits").is_null()) << r.at("dtype").as_string();  // CESTAC ran
     EXPECT_EQ(r.at("dtype").as_string(), ref_results[i].at("dtype").as_string());
-    EXPECT_NEAR(r.at("min_digits").as_number(), ref_results[i].at("min_digits").as_number(), 0.5)
+    // Within one digit: the lowest digits come from outputs at the underflow threshold, where a
+    // sample that flushes to 0 or not decides between 0 and ~1 digit (CESTAC's own +-1 promise).
+    EXPECT_NEAR(r.at("min_digits").as_number(), ref_results[i].at("min_digits").as_number(), 1.0)
         << r.at("dtype").as_string();
     if (r.at("dtype").as_string() == "f32") EXPECT_GT(r.at("min_digits").as_number(), 5.0);
   }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <ostream>
 
+#include "harness/fuzz/executor.h"
 #include "harness/gen/regimes.h"
 #include "injectors/variance.h"
 #include "stabfuzz/entropy.h"
@@ -180,7 +181,50 @@ double geomean_ratio(const std::vector<Measurement>& ms, const std::string& dtyp
   return n ? std::exp(log_sum / n) : 0.0;
 }
 
-json::Value to_json(const std::vector<Measurement>& ms, const std::vector<OracleCost>& oracle) {
+std::vector<FuzzThroughput> fuzz_throughput(double seconds, std::ostream& progress) {
+  std::vector<FuzzThroughput> out;
+  for (const char* family : {"softmax", "layer_norm"}) {
+    for (DType d : {DType::f64, DType::f32}) {
+      const std::string impl = std::string(family) + "/cpu/stable";
+      const fuzz::Executor ex(default_registry(), family, impl, {d}, fuzz::Feedback::error, 1);
+      // Byte strings as libFuzzer starts from: random headers and a few value edits; kept when
+      // the decoded row holds at most 64 values.
+      SeededEntropy e(11, 0);
+      std::vector<std::vector<uint8_t>> inputs;
+      double values = 0;
+      for (int tries = 0; inputs.size() < 64 && tries < 20000; ++tries) {
+        std::vector<uint8_t> b(10 + e.below(40));
+        for (auto& c : b) c = static_cast<uint8_t>(e.below(256));
+        const fuzz::Decoded dec = fuzz::decode(ex.family(), ex.dtypes(), b.data(), b.size());
+        if (!dec.valid || dec.input.total_size() > 64) continue;
+        values += static_cast<double>(dec.input.total_size());
+        inputs.push_back(std::move(b));
+      }
+      FuzzThroughput t;
+      t.impl = impl;
+      t.dtype = std::string(dtype_name(d));
+      t.inputs = static_cast<int64_t>(inputs.size());
+      t.mean_values = inputs.empty() ? 0 : values / static_cast<double>(inputs.size());
+      int64_t execs = 0;
+      const double t0 = cpu_seconds();
+      double elapsed = 0;
+      while (!inputs.empty() && elapsed < seconds) {
+        const auto& b = inputs[static_cast<size_t>(execs) % inputs.size()];
+        (void)ex.run(b.data(), b.size());
+        ++execs;
+        elapsed = cpu_seconds() - t0;
+      }
+      t.execs_per_s = elapsed > 0 ? static_cast<double>(execs) / elapsed : 0;
+      progress << "  fuzz " << t.impl << " " << t.dtype << ": " << t.execs_per_s << " exec/s ("
+               << t.inputs << " inputs, " << t.mean_values << " values each on average)" << std::endl;
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+json::Value to_json(const std::vector<Measurement>& ms, const std::vector<OracleCost>& oracle,
+                    const std::vector<FuzzThroughput>& fuzz) {
   json::Value out;
   json::Array rows;
   for (const auto& m : ms) {
@@ -209,6 +253,17 @@ json::Value to_json(const std::vector<Measurement>& ms, const std::vector<Oracle
     orows.push_back(std::move(r));
   }
   out.set("oracle", std::move(orows));
+  json::Array frows;
+  for (const auto& f : fuzz) {
+    json::Value r;
+    r.set("impl", f.impl);
+    r.set("dtype", f.dtype);
+    r.set("inputs", static_cast<double>(f.inputs));
+    r.set("mean_values", f.mean_values);
+    r.set("execs_per_s", f.execs_per_s);
+    frows.push_back(std::move(r));
+  }
+  out.set("fuzz_throughput", std::move(frows));
   return out;
 }
 

@@ -31,6 +31,16 @@ struct OracleCost {
   double ratio = 0;
 };
 
+// What `stabfuzz fuzz` does per input (decode, native + CESTAC + oracle, verdict, feedback) for one
+// implementation, on decoded rows of at most 64 values.
+struct FuzzThroughput {
+  std::string impl;
+  std::string dtype;
+  int64_t inputs = 0;        // distinct byte strings timed, each decoding to <= 64 values
+  double mean_values = 0;    // values per input, on average
+  double execs_per_s = 0;    // thread CPU time
+};
+
 struct Options {
   double seconds_per_measurement = 0.2;  // each timing repeats calls for at least this long
   int repeats = 5;                       // the minimum over repeats is kept
@@ -40,7 +50,10 @@ struct Options {
 std::vector<Measurement> run(const Options& opts, std::ostream& progress);
 // Every family of the registry, `inputs` inputs each (rows capped at `max_elements` values).
 std::vector<OracleCost> oracle_costs(int inputs, size_t max_elements, std::ostream& progress);
+// softmax/cpu/stable and layer_norm/cpu/stable in f64 and f32, about `seconds` each.
+std::vector<FuzzThroughput> fuzz_throughput(double seconds, std::ostream& progress);
 double geomean_ratio(const std::vector<Measurement>& ms, const std::string& dtype);
-json::Value to_json(const std::vector<Measurement>& ms, const std::vector<OracleCost>& oracle = {});
+json::Value to_json(const std::vector<Measurement>& ms, const std::vector<OracleCost>& oracle = {},
+                    const std::vector<FuzzThroughput>& fuzz = {});
 
 }  // namespace stabfuzz::bench

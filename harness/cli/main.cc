@@ -207,7 +207,14 @@ int run_bench(const Options& o) {
     std::cout << std::left << std::setw(20) << c.family << std::right << std::setw(12)
               << fmt(c.native_ns, 3) << std::setw(12) << fmt(c.oracle_ns, 1) << std::setw(9)
               << fmt(c.ratio, 0) << "\n";
-  if (!o.json.empty()) emit_json(o.json, bench::to_json(ms, oc));
+  // What one fuzz execution costs (CESTAC and oracle on), rows of at most 64 values.
+  const auto ft = bench::fuzz_throughput(o.budget_s > 0 && o.budget_s < 5 ? 0.1 : 1.0, progress);
+  std::cout << "\n" << std::left << std::setw(24) << "fuzz (rows <= 64)" << std::setw(6) << "dtype"
+            << std::right << std::setw(12) << "exec/s" << std::setw(9) << "values" << "\n";
+  for (const auto& f : ft)
+    std::cout << std::left << std::setw(24) << f.impl << std::setw(6) << f.dtype << std::right
+              << std::setw(12) << fmt(f.execs_per_s, 0) << std::setw(9) << fmt(f.mean_values, 1) << "\n";
+  if (!o.json.empty()) emit_json(o.json, bench::to_json(ms, oc, ft));
   return 0;
 }
 

@@ -30,6 +30,14 @@ TEST(Bench, ReportsRatiosForEveryKernelAndDtype) {
     EXPECT_GT(row.at("inputs").as_number(), 0) << row.at("family").as_string();
     EXPECT_GT(row.at("oracle_ns").as_number(), 0) << row.at("family").as_string();
   }
+  // Fuzz executions per second (CESTAC and oracle on) on rows of at most 64 values.
+  const auto& fuzz = j.at("fuzz_throughput").as_array();
+  ASSERT_EQ(fuzz.size(), 4u);  // softmax, layer_norm x {f64, f32}
+  for (const auto& row : fuzz) {
+    EXPECT_GT(row.at("inputs").as_number(), 0) << row.at("impl").as_string();
+    EXPECT_LE(row.at("mean_values").as_number(), 64) << row.at("impl").as_string();
+    EXPECT_GT(row.at("execs_per_s").as_number(), 0) << row.at("impl").as_string();
+  }
 }
 
 TEST(Calibrate, CestacDigitsAgreeWithTheOracle) {

@@ -170,14 +170,16 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
     const long double zl = mpfr_get_ld(z, MPFR_RNDN);
     while (w.size() < tl) w.emplace_back(p + 53);
     for (size_t j = 0; j < sh.dv; ++j) {
-      long double abs_sum = 0;
+      // sum_l |w_l| <= tl 2^max_exp: the cancellation bound in exponents, which no long double
+      // can overflow or flush (e_l spans MPFR's exponent range, far beyond long double's).
+      mpfr_exp_t max_exp = mpfr_get_emin();
       bool column_zero = true;
       wp.clear();
       for (size_t l = 0; l < tl; ++l) {
         const double v = V[l * sh.dv + j];
         column_zero &= v == 0;
         mpfr_mul_d(w[l], e[l], v, MPFR_RNDN);  // exact
-        abs_sum += std::fabs(mpfr_get_ld(w[l], MPFR_RNDN));
+        if (!mpfr_zero_p(w[l])) max_exp = std::max(max_exp, mpfr_get_exp(w[l]));
         wp.push_back(w[l].get());
       }
       const int num_inexact = inexact | mpfr_sum(num, wp.data(), wp.size(), MPFR_RNDN);
@@ -189,8 +191,13 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
         continue;
       }
       const bool exact = (num_inexact | mpfr_div(o, num, z, MPFR_RNDN)) == 0;
-      const long double kappa = abs_sum / std::fabs(mpfr_get_ld(num, MPFR_RNDN));
-      const long err_bits = p - static_cast<long>(std::ceil(std::log2(kappa + 5))) - 1;
+      // log2(sum |w_l| / |num|) < max_exp + log2(tl) - (exp(num) - 1); + 3 bits for the sum's
+      // and the division's own roundings (kappa + 5 before: 2^3 >= 5 at kappa = 1).
+      const long kappa_bits = std::max<long>(
+          0, static_cast<long>(max_exp - mpfr_get_exp(num)) + 1 +
+                 static_cast<long>(std::ceil(std::log2(static_cast<double>(tl)))));
+      const long err_bits = p - kappa_bits - 4;
+      if (!exact && err_bits < 2) return false;  // cancelled beyond this precision: try more bits
       const auto y = exact ? round_nearest(o, in.dtype) : round_decided(o, err_bits, in.dtype);
       if (!y) return false;
       r.exact[out] = *y;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "harness/monitor/output.h"
 #include "harness/monitor/infer.h"
+#include "harness/monitor/output.h"
 #include "harness/monitor/sweep.h"
 #include "harness/monitor/weights.h"
 #include "reports/findings.h"

@@ -167,13 +167,11 @@ std::string bucket_label(const MarginBucket& b) {
 }  // namespace
 
 InferResult run_infer(const ModelFile& m, const Dataset& test, bool f64, uint64_t seed) {
-  if (test.height != m.spec.height || test.width != m.spec.width ||
-      test.classes != m.spec.classes)
+  if (test.height != m.spec.height || test.width != m.spec.width || test.classes != m.spec.classes)
     throw InputError("the model takes " + std::to_string(m.spec.height) + "x" +
-                     std::to_string(m.spec.width) + " images in " +
-                     std::to_string(m.spec.classes) + " classes; " + test.name + " has " +
-                     std::to_string(test.height) + "x" + std::to_string(test.width) + " in " +
-                     std::to_string(test.classes));
+                     std::to_string(m.spec.width) + " images in " + std::to_string(m.spec.classes) +
+                     " classes; " + test.name + " has " + std::to_string(test.height) + "x" +
+                     std::to_string(test.width) + " in " + std::to_string(test.classes));
   return f64 ? run<double>(m, test, seed) : run<float>(m, test, seed);
 }
 
@@ -260,8 +258,9 @@ std::string infer_csv(const InferResult& r) {
 std::string render_infer_html(const InferResult& r) {
   namespace svg = reports::svg;
   std::ostringstream os;
-  const std::string title = std::string("stabfuzz monitor infer: ") + model_name(r.model.spec.kind) +
-                            " on " + r.data + ", seed " + std::to_string(r.seed);
+  const std::string title = std::string("stabfuzz monitor infer: ") +
+                            model_name(r.model.spec.kind) + " on " + r.data + ", seed " +
+                            std::to_string(r.seed);
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
      << svg::escape(title) << "</title><style>"
      << "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
@@ -274,7 +273,7 @@ std::string render_infer_html(const InferResult& r) {
      << r.rows.size() << " rows; logit digits min " << num(r.logits.min, "%.2f") << " p10 "
      << num(r.logits.p10, "%.2f") << " mean " << num(r.logits.mean, "%.2f") << "</p>";
   std::vector<svg::Point> pts;
-  for (const auto& row : r.rows) 
+  for (const auto& row : r.rows)
     pts.push_back({row.margin, "", row.margin_digits, row.flip ? "argmax differs" : "agrees",
                    "row " + std::to_string(row.row)});
   os << svg::scatter("margin (top1 - top2) vs its digits", pts, {"margin", true}, {"digits"});
@@ -303,10 +302,10 @@ int infer_command(const cli::Options& o) {
   const bool f64 = o.precision_given ? o.precision == "f64" : m.f64;
   const uint64_t seed = o.seed_given && o.seed != 0 ? o.seed : 1;
   const Split split = load_dataset(data, 0);
-  const std::string out = !o.out.empty() ? o.out
-                                         : "runs/monitor-infer-" + std::string(model_name(
-                                                                       m.spec.kind)) +
-                                               "-" + data + "-s" + std::to_string(seed);
+  const std::string out = !o.out.empty()
+                              ? o.out
+                              : "runs/monitor-infer-" + std::string(model_name(m.spec.kind)) + "-" +
+                                    data + "-s" + std::to_string(seed);
   InferResult r = run_infer(m, split.test, f64, seed);
   r.model_path = o.model;
   std::error_code ec;
@@ -316,8 +315,8 @@ int infer_command(const cli::Options& o) {
   reports::write_text_atomically(out + "/infer.csv", infer_csv(r));
   reports::write_text_atomically(out + "/report.html", render_infer_html(r));
 
-  std::printf("%s on %s test set (%zu rows), Stoch<%s, 3>, seed %llu\n",
-              model_name(m.spec.kind), data.c_str(), r.rows.size(), f64 ? "double" : "float",
+  std::printf("%s on %s test set (%zu rows), Stoch<%s, 3>, seed %llu\n", model_name(m.spec.kind),
+              data.c_str(), r.rows.size(), f64 ? "double" : "float",
               static_cast<unsigned long long>(seed));
   std::printf("accuracy (round to nearest) %.4f; train reported %.4f for these weights\n",
               r.accuracy_native, m.test_accuracy_mean);
@@ -328,8 +327,8 @@ int infer_command(const cli::Options& o) {
   std::printf("argmax differs between samples: %lld rows", static_cast<long long>(r.flips));
   int shown = 0;
   for (const auto& row : r.rows)
-    if (row.flip && shown++ < 10) std::printf("%s%lld", shown == 1 ? " (" : ", ",
-                                              static_cast<long long>(row.row));
+    if (row.flip && shown++ < 10)
+      std::printf("%s%lld", shown == 1 ? " (" : ", ", static_cast<long long>(row.row));
   std::printf("%s\n", r.flips > 10 ? ", ...)" : r.flips ? ")" : "");
   std::printf("%-14s %6s %6s %12s %12s\n", "margin", "rows", "flips", "logit dig min",
               "margin dig");

@@ -29,8 +29,7 @@ struct InferRow {
 struct MarginBucket {
   double lo = 0, hi = 0;  // margin in [lo, hi)
   int64_t rows = 0, flips = 0;
-  double logit_digits_min = 0, logit_digits_mean = 0, margin_digits_min = 0,
-         margin_digits_mean = 0;
+  double logit_digits_min = 0, logit_digits_mean = 0, margin_digits_min = 0, margin_digits_mean = 0;
 };
 
 struct DigitsSummary {

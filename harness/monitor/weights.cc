@@ -78,8 +78,10 @@ class Reader {
 };
 
 size_t expected_size(const ModelSpec& s, int i) {
-  return i == 0 ? s.w1_size() : i == 1 ? s.b1_size() : i == 2 ? size_t(s.layer1_out()) * s.classes
-                                                               : size_t(s.classes);
+  return i == 0   ? s.w1_size()
+         : i == 1 ? s.b1_size()
+         : i == 2 ? size_t(s.layer1_out()) * s.classes
+                  : size_t(s.classes);
 }
 
 }  // namespace
@@ -88,11 +90,10 @@ std::string model_file_text(const ModelFile& m) {
   std::ostringstream os;
   const ModelSpec& s = m.spec;
   os << "stabfuzz-monitor-model " << kModelFormat << "\nmodel " << model_name(s.kind) << "\ndata "
-     << m.data << "\nprecision " << (m.f64 ? "f64" : "f32") << "\nheight " << s.height
-     << "\nwidth " << s.width << "\nhidden " << s.hidden << "\nchannels " << s.channels
-     << "\nclasses " << s.classes << "\nloss " << m.loss << "\nlr " << dec(m.lr) << "\nsteps "
-     << m.steps << "\nseed " << m.seed << "\ntest_accuracy_mean " << dec(m.test_accuracy_mean)
-     << '\n';
+     << m.data << "\nprecision " << (m.f64 ? "f64" : "f32") << "\nheight " << s.height << "\nwidth "
+     << s.width << "\nhidden " << s.hidden << "\nchannels " << s.channels << "\nclasses "
+     << s.classes << "\nloss " << m.loss << "\nlr " << dec(m.lr) << "\nsteps " << m.steps
+     << "\nseed " << m.seed << "\ntest_accuracy_mean " << dec(m.test_accuracy_mean) << '\n';
   for (int i = 0; i < Params<double>::kTensors; ++i) {
     os << "tensor " << kTensorNames[i] << ' ' << m.params.tensor(i).size() << '\n';
     for (double v : m.params.tensor(i)) os << hex(v) << '\n';

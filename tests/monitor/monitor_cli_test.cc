@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <vector>
 #include <sstream>
+#include <vector>
 
 #include "reports/json.h"
 #include "tests/support/run_binary.h"
@@ -201,6 +201,56 @@ TEST(MonitorCliTest, InferRoundTripsTheTrainedWeights) {
   const auto none = run_stabfuzz("monitor infer");
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("--model FILE is required"), std::string::npos) << none.err;
+}
+
+// Classes 0 and 1 given identical weights tie in exact arithmetic: their logits differ only by
+// rounding, so the CESTAC samples' argmaxes split between them on some rows, each such row listed
+// with a margin that keeps no digit.
+TEST(MonitorCliTest, InferListsArgmaxFlipsOnATie) {
+  const std::string train = testing::temp_dir("tie-train");
+  ASSERT_EQ(run_stabfuzz("monitor train --lr 0.5 --steps 5 --max-train 100 --sharpness-every 0 "
+                         "--out " +
+                         train)
+                .code,
+            0);
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(slurp(train + "/model.txt"));
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  const int C = 10, H = 32;
+  size_t w2 = 0, b2 = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("tensor w2 ", 0) == 0) w2 = i + 1;
+    if (lines[i].rfind("tensor b2 ", 0) == 0) b2 = i + 1;
+  }
+  ASSERT_GT(w2, 0u);
+  ASSERT_GT(b2, 0u);
+  for (int k = 0; k < H; ++k) lines[w2 + size_t(k) * C + 1] = lines[w2 + size_t(k) * C];
+  lines[b2 + 1] = lines[b2];
+  for (int c = 2; c < C; ++c) lines[b2 + c] = "-0x1p+4";  // classes 0 and 1 lead every row
+  const std::string model = train + "/tie.txt";
+  {
+    std::ofstream out(model);
+    for (const auto& l : lines) out << l << '\n';
+  }
+  const std::string out = testing::temp_dir("tie");
+  const auto r = run_stabfuzz("monitor infer --model " + model + " --seed 3 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json::Value j = json::parse(slurp(out + "/infer.json"));
+  const auto& flips = j.at("flips").as_array();
+  EXPECT_GT(flips.size(), 0u) << r.out;
+  EXPECT_EQ(static_cast<double>(flips.size()), j.at("summary").at("argmax_flips").as_number());
+  for (const auto& f : flips) {
+    const auto& p = f.at("sample_predictions").as_array();
+    bool differ = false;
+    for (const auto& q : p) {
+      EXPECT_LT(q.as_number(), 2);
+      differ |= q.as_number() != p[0].as_number();
+    }
+    EXPECT_TRUE(differ);
+    EXPECT_LT(f.at("margin_digits").as_number(), 1.5);
+  }
 }
 
 TEST(MonitorCliTest, BadInputIsOneErrorLine) {

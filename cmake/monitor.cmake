@@ -7,6 +7,8 @@ target_sources(stabfuzz_core PRIVATE
   harness/monitor/output.cc
   harness/monitor/html.cc
   harness/monitor/sweep.cc
+  harness/monitor/weights.cc
+  harness/monitor/infer.cc
   harness/monitor/command.cc)
 target_link_libraries(stabfuzz_core PUBLIC ZLIB::ZLIB)
 # Where ci/bootstrap puts digits.csv.gz (data/ is not committed).

@@ -61,6 +61,9 @@ Options parse(int argc, const char* const* argv) {
   }
   o.runs_given = vm.count("runs") && !vm["runs"].defaulted();
   o.seed_given = vm.count("seed") && !vm["seed"].defaulted();
+  o.model_given = vm.count("model") && !vm["model"].defaulted();
+  o.data_given = vm.count("data") && !vm["data"].defaulted();
+  o.precision_given = vm.count("precision") && !vm["precision"].defaulted();
   return o;
 }
 

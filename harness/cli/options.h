@@ -22,6 +22,7 @@ struct Options {
   std::vector<std::string> command;  // positional words (subcommands)
   bool runs_given = false;
   bool seed_given = false;
+  bool model_given = false, data_given = false, precision_given = false;  // monitor infer
 };
 
 // Parses argv; throws InputError with one line naming the problem.

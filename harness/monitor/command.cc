@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "harness/monitor/infer.h"
 #include "harness/monitor/output.h"
 #include "harness/monitor/sweep.h"
+#include "harness/monitor/weights.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "stabfuzz/errors.h"
@@ -51,6 +53,17 @@ int train(const cli::Options& o) {
             << " steps under CESTAC, seed " << c.seed << std::endl;
   const TrainResult r = train_cestac(c, data);
   write_train_outputs(r, out);
+  ModelFile m;
+  m.spec = c.spec;
+  m.data = o.data;
+  m.f64 = c.f64;
+  m.loss = o.loss;
+  m.lr = c.lr;
+  m.steps = c.steps;
+  m.seed = c.seed;
+  m.test_accuracy_mean = r.test_accuracy_mean;
+  m.params = r.final_params;
+  write_model_file(m, out + "/model.txt");
   const StepRecord& last = r.steps.back();
   if (r.diverged_at >= 0)
     std::printf("diverged: the loss is not finite at step %lld\n",
@@ -61,6 +74,8 @@ int train(const cli::Options& o) {
       last.loss, last.loss_digits, last.weight_digits_min, last.weight_digits_mean, last.rel_l1);
   std::printf("test accuracy per CESTAC sample:");
   for (double a : r.test_accuracy) std::printf(" %.4f", a);
+  std::printf("\ntest accuracy of the samples' mean weights (model.txt): %.4f",
+              r.test_accuracy_mean);
   std::printf(
       "\nsharpness: lambda0 %.4g (lr*lambda0 %.3g), max |lambda| %.4g (lr*lambda %.3g; limit 2)\n",
       r.lambda0, c.lr * r.lambda0, r.lambda_max, c.lr * r.lambda_max);
@@ -117,7 +132,8 @@ int run_monitor(const cli::Options& o) {
   if (o.command.size() > 2) throw InputError("monitor: unexpected argument '" + o.command[2] + "'");
   if (sub == "train") return train(o);
   if (sub == "sweep") return sweep(o);
-  throw InputError("monitor: expected 'train' or 'sweep'" +
+  if (sub == "infer") return infer_command(o);
+  throw InputError("monitor: expected 'train', 'sweep' or 'infer'" +
                    (sub.empty() ? std::string() : ", got '" + sub + "'"));
 }
 

@@ -217,6 +217,11 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
     if (std::isnan(res.lambda_max) || std::fabs(s.lambda) > std::fabs(res.lambda_max))
       res.lambda_max = s.lambda;
   }
+  {
+    const Params<F> mean = sample_params<T, F>(p, -1);
+    res.final_params = sample_params<F, double>(mean, 0);
+    res.test_accuracy_mean = accuracy(spec, mean, data.test);
+  }
   if constexpr (kStoch) {
     for (int k = 0; k < T::kSamples; ++k)
       res.test_accuracy.push_back(accuracy(spec, sample_params<T, F>(p, k), data.test));

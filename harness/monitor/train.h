@@ -56,6 +56,10 @@ struct TrainResult {
   std::optional<Pollution> polluting;
   std::vector<SiteRecord> sites;
   std::vector<double> test_accuracy;  // per CESTAC sample (one entry for a native run)
+  // The samples' mean weights, rounded to the native scalar (what model.txt stores), and their
+  // test accuracy in round to nearest.
+  Params<double> final_params;
+  double test_accuracy_mean = 0;
   double train_loss_final = 0;
   double lambda0 = NAN, lambda_max = NAN;
   int64_t diverged_at = -1;  // the step whose loss was not finite (training stops there), or -1

@@ -59,6 +59,24 @@ json::Value hex_values(const std::vector<double>& v) {
   return a;
 }
 
+// The exact input of a finding: tensors as shapes and hex floats, and its scalar parameters (eps,
+// target, ...), which replaying it needs.
+void set_input_json(json::Value& j, const Input& in) {
+  json::Array args;
+  for (const auto& a : in.args) {
+    json::Value arg;
+    json::Array shape;
+    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
+    arg.set("shape", std::move(shape));
+    arg.set("values", hex_values(a.values));
+    args.push_back(std::move(arg));
+  }
+  j.set("input", std::move(args));
+  json::Value params{json::Object{}};
+  for (const auto& [name, value] : in.params) params.set(name, value);
+  j.set("params", std::move(params));
+}
+
 }  // namespace
 
 json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
@@ -106,19 +124,7 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
   j.set("n", static_cast<unsigned long>(in.total_size()));
   j.set("original_n", static_cast<unsigned long>(original_n));
   j.set("shrink_steps", static_cast<long long>(shrink_steps));
-  json::Array args;
-  for (const auto& a : in.args) {
-    json::Value arg;
-    json::Array shape;
-    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
-    arg.set("shape", std::move(shape));
-    arg.set("values", hex_values(a.values));
-    args.push_back(std::move(arg));
-  }
-  j.set("input", std::move(args));
-  json::Value params{json::Object{}};  // the input's scalar parameters (eps, target, ...), needed to replay it
-  for (const auto& [name, value] : in.params) params.set(name, value);
-  j.set("params", std::move(params));
+  set_input_json(j, in);
   if (t.injection) {
     j.set("plants", t.injection->plants);
     j.set("fails_where", t.injection->fails_where);
@@ -151,21 +157,7 @@ json::Value failure_json(const Family& f, const Target& t, const CaseKey& key, c
   j.set("n", static_cast<unsigned long>(in.total_size()));
   j.set("original_n", static_cast<unsigned long>(in.total_size()));
   j.set("shrink_steps", 0LL);
-  json::Array args;
-  for (const auto& a : in.args) {
-    json::Value arg;
-    json::Array shape;
-    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
-    arg.set("shape", std::move(shape));
-    arg.set("values", hex_values(a.values));
-    args.push_back(std::move(arg));
-  }
-  j.set("input", std::move(args));
-  if (!in.params.empty()) {
-    json::Value params;
-    for (const auto& [k, v] : in.params) params.set(k, v);
-    j.set("params", std::move(params));
-  }
+  set_input_json(j, in);
   j.set("replay", opts.replay_command ? opts.replay_command(key) : "");
   return j;
 }

@@ -162,7 +162,7 @@ TEST(Rows, CombineCountsMaximaAndMinima) {
 
 TEST(CampaignCli, BadInputIsOneLineAndExit2) {
   const std::string dir = temp_dir("bad");
-  for (const std::string args :
+  for (const std::string& args :
        {"campaign --targets nope --runs 5 --out " + dir, "campaign --shard 3/2 --runs 5 --out " + dir,
         "campaign --time 5x --out " + dir, "campaign --resume --out " + dir + "/none",
         "campaign --targets var --runs 5 --baseline " + dir + "/missing --out " + dir, "merge --out " + dir,

@@ -194,7 +194,11 @@ PairDiff pair_diff(const reports::RunData& before, const reports::RunData& after
       continue;
     }
     if (r.failing_inputs > 0 && (!before_row || before_row->failing_inputs == 0)) {
-      d.newly_failing.push_back(key + (before_row ? "" : " (not tested last time)") + ": " +
+      const std::string last =
+          !before_row ? " (not tested last time)"
+          : 2 * before_row->inputs < r.inputs ? " (only " + std::to_string(before_row->inputs) + " inputs last time)"
+                                              : "";
+      d.newly_failing.push_back(key + last + ": " +
                                 std::to_string(r.failing_inputs) + " failing inputs; worst " + describe(now));
     } else if (r.failing_inputs > 0) {
       ++d.unchanged_failing;

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Slurm campaign test: a 4-shard campaign through ci/slurm/submit on a throw-away local cluster.
+#
+#   tests/campaign/slurm_test.sh STABFUZZ_BIN [CAMPAIGN_UNION_CHECK]
+#
+# Starts ci/slurm/local-cluster, submits `--targets softmax,var --runs 30 --seed 1` as 4 shards,
+# waits for the afterok merge job and checks: every shard wrote summary.json and exited 0 or 1,
+# the merge started only after every shard had ended, the merged run exists and its exit code
+# agrees with the shards', and campaign_union_check finds merged = union of the shards. Then a
+# campaign whose shards fail (a bad flag, exit 2) must fail the array and never run the merge.
+# Exit 77 (skip) when not root or Slurm/munge are not installed, unless STABFUZZ_REQUIRE_SLURM=1.
+set -euo pipefail
+PATH="$PATH:/usr/sbin:/sbin"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+bin="${1:?usage: slurm_test.sh STABFUZZ_BIN [CAMPAIGN_UNION_CHECK]}"
+union="${2:-}"
+wait_s="${STABFUZZ_SLURM_WAIT_S:-180}"
+
+skip() {
+  if [[ "${STABFUZZ_REQUIRE_SLURM:-0}" == 1 ]]; then
+    echo "slurm_test: FAIL: $* (STABFUZZ_REQUIRE_SLURM=1)" >&2
+    exit 1
+  fi
+  echo "slurm_test: SKIP: $*"
+  exit 77
+}
+fail() { echo "slurm_test: FAIL: $*" >&2; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root to run slurmd (it runs jobs as their user)"
+for b in munged mungekey slurmctld slurmd sbatch squeue sinfo scancel; do
+  command -v "$b" >/dev/null || skip "$b not installed (apt-get install slurm-wlm munge)"
+done
+[[ -x "$bin" ]] || fail "no stabfuzz binary at $bin"
+
+# Short path: the munge socket lives under it.
+work="$(mktemp -d "${TMPDIR:-/tmp}/sfz-slurm.XXXXXX")"
+chmod 0755 "$work"  # munged wants every directory above its socket searchable by all
+cluster="$work/cluster"
+cleanup() {
+  local rc=$?
+  "$root/ci/slurm/local-cluster" stop "$cluster" || true
+  if ((rc != 0)); then
+    echo "slurm_test: failed; logs:" >&2
+    for f in "$work"/run*/logs/* "$work"/run*/jobs/* "$cluster"/log/*; do
+      [[ -f "$f" ]] && { echo "== $f" >&2; tail -n 30 "$f" >&2; }
+    done
+  fi
+  if [[ "${STABFUZZ_KEEP_SLURM_DIR:-0}" == 1 ]]; then echo "slurm_test: kept $work"; else rm -rf "$work"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"$root/ci/slurm/local-cluster" start "$cluster"
+# shellcheck disable=SC1091
+source "$cluster/env"
+
+# Waits until job $1 has left the queue (done, failed or cancelled) or the time is up.
+wait_gone() {
+  local job="$1" t0=$SECONDS
+  while [[ -n "$(squeue -h -j "$job" -o %i 2>/dev/null || true)" ]]; do
+    ((SECONDS - t0 < wait_s)) || { squeue >&2 || true; fail "job $job still queued after ${wait_s}s"; }
+    sleep 0.5
+  done
+}
+ns() { cat "$1" 2>/dev/null || fail "missing $1"; }
+
+# --- a real campaign in 4 shards ----------------------------------------------------------------
+run="$work/run"
+t0=$SECONDS
+"$root/ci/slurm/submit" --shards 4 --out "$run" --targets softmax,var --runs 30 --seed 1 --bin "$bin"
+# shellcheck disable=SC1091
+source "$run/jobs/submit.env"
+wait_gone "$MERGE_JOB_ID"
+echo "slurm_test: array $ARRAY_JOB_ID and merge $MERGE_JOB_ID done in $((SECONDS - t0)) s"
+
+last_end=0 any_findings=0 shards=()
+for k in 1 2 3 4; do
+  code="$(ns "$run/jobs/shard-$k.exit_code")"
+  [[ "$code" == 0 || "$code" == 1 ]] || fail "shard $k exited $code"
+  ((code == 1)) && any_findings=1
+  [[ -s "$run/shard-$k/summary.json" ]] || fail "shard $k wrote no summary.json"
+  end="$(ns "$run/jobs/shard-$k.end")"
+  ((end > last_end)) && last_end=$end
+  shards+=("$run/shard-$k")
+done
+[[ -f "$run/jobs/merge.start" ]] || fail "the merge job never ran"
+start="$(ns "$run/jobs/merge.start")"
+((start > last_end)) || fail "merge started at $start ns, before the last shard ended ($last_end ns)"
+echo "slurm_test: merge started $(((start - last_end) / 1000000)) ms after the last shard ended"
+merge_code="$(ns "$run/jobs/merge.exit_code")"
+[[ "$merge_code" == 0 || "$merge_code" == 1 ]] || fail "merge exited $merge_code"
+[[ -d "$run/merged" && -s "$run/merged/summary.json" ]] || fail "no merged run in $run/merged"
+((merge_code == any_findings)) ||
+  fail "merge exited $merge_code but the shards' exit codes say findings=$any_findings"
+if [[ -n "$union" ]]; then
+  "$union" "$run/merged" "${shards[@]}" || fail "campaign_union_check: merged run is not the shards' union"
+  echo "slurm_test: campaign_union_check: merged = union of the 4 shards"
+else
+  echo "slurm_test: campaign_union_check not built; union not checked"
+fi
+
+# --- shards that fail must hold the merge back ----------------------------------------------------
+bad="$work/run-bad"
+"$root/ci/slurm/submit" --shards 2 --out "$bad" --targets softmax --runs 1 --seed 1 --bin "$bin" \
+  -- --no-such-flag
+# shellcheck disable=SC1091
+source "$bad/jobs/submit.env"
+wait_gone "$MERGE_JOB_ID"
+for k in 1 2; do
+  code="$(ns "$bad/jobs/shard-$k.exit_code")"
+  [[ "$code" == 2 ]] || fail "shard $k with a bad flag exited $code, not 2"
+done
+[[ ! -e "$bad/jobs/merge.start" && ! -e "$bad/merged" ]] || fail "the merge ran although its shards failed"
+echo "slurm_test: failed shards (exit 2) kept the merge job from running"
+echo "slurm_test: PASS"

@@ -3,8 +3,8 @@
 # enough); it skips (77) without root or Slurm unless STABFUZZ_REQUIRE_SLURM=1, as ci/test sets.
 if(NOT STABFUZZ_SANITIZE)
   add_test(NAME slurm_campaign
-    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_test.sh $<TARGET_FILE:stabfuzz>
-            "$<$<TARGET_EXISTS:campaign_union_check>:$<TARGET_FILE:campaign_union_check>>")
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_test.sh
+            $<TARGET_FILE:stabfuzz> $<TARGET_FILE:campaign_union_check>)
   set_tests_properties(slurm_campaign PROPERTIES
     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300 LABELS slurm)
 endif()

@@ -11,16 +11,19 @@ namespace {
 
 std::string pair_key(const std::string& impl, const std::string& dtype) { return impl + " " + dtype; }
 
-std::string finding_key(const Finding& f, bool same_seed) {
-  return pair_key(f.impl, f.dtype) + (same_seed ? " case " + std::to_string(f.case_index)
-                                                : " regime " + f.regime);
+// A campaign's findings come from many units, each with its own seed and engine: with the same
+// campaign seed, a case is the same input only within the same unit seed and engine.
+std::string finding_key(const Finding& f, bool same_seed, uint64_t run_seed) {
+  if (!same_seed) return pair_key(f.impl, f.dtype) + " regime " + f.regime;
+  return pair_key(f.impl, f.dtype) + " case " + std::to_string(f.case_index) +
+         (f.engine == "fuzz" ? " fuzz" : "") + (f.seed != run_seed ? " seed " + std::to_string(f.seed) : "");
 }
 
 // Key -> the worst finding with that key.
 std::map<std::string, const Finding*> index(const RunData& run, bool same_seed) {
   std::map<std::string, const Finding*> out;
   for (const auto& f : run.findings) {
-    auto [it, inserted] = out.emplace(finding_key(f, same_seed), &f);
+    auto [it, inserted] = out.emplace(finding_key(f, same_seed, run.seed), &f);
     if (!inserted && worse(f, *it->second)) it->second = &f;
   }
   return out;

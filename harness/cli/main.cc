@@ -14,6 +14,7 @@
 
 #include "harness/bench/bench.h"
 #include "harness/bench/calibrate.h"
+#include "harness/campaign/campaign_cli.h"
 #include "harness/campaign/inject.h"
 #include "harness/campaign/runner.h"
 #include "harness/core/memory.h"
@@ -129,12 +130,7 @@ std::string slurp(const std::string& path) {
 }
 
 std::string default_out_dir(const std::string& family, uint64_t seed) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return "runs/" + family + "-" + buf + "-s" + std::to_string(seed) + "-p" + std::to_string(::getpid());
+  return "runs/" + family + "-" + local_timestamp() + "-s" + std::to_string(seed) + "-p" + std::to_string(::getpid());
 }
 
 std::string fmt(double v, int prec) {
@@ -328,6 +324,8 @@ int run(const Options& o) {
   if (!o.command.empty() && o.command[0] == "inject") return run_inject(o);
   if (!o.command.empty() && o.command[0] == "replay") return run_replay(o);
   if (!o.command.empty() && o.command[0] == "monitor") return monitor::run_monitor(o);
+  if (!o.command.empty() && o.command[0] == "campaign") return campaign::campaign_command(o);
+  if (!o.command.empty() && o.command[0] == "merge") return campaign::merge_command(o);
   if (!o.command.empty()) throw InputError("unknown command '" + o.command[0] + "' (see --help)");
   if (o.list) {
     if (!o.json.empty()) {
@@ -363,6 +361,7 @@ int run(const Options& o) {
   ro.out_dir = o.out.empty() ? default_out_dir(o.target, ro.seed) : o.out;
   const int cancel = o.cancel_digits;
   ro.timeout_ms = o.timeout_ms;
+  ro.write_reports = !o.no_reports;
   ro.replay_command = [cancel, extra = plugin_flags(o)](const campaign::CaseKey& k) {
     std::vector<std::pair<std::string, std::string>> flags = extra;
     flags.insert(flags.end(), {

@@ -2,6 +2,9 @@
 #include "harness/cli/options.h"
 
 #include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <sstream>
 
 #include "stabfuzz/errors.h"
@@ -59,12 +62,74 @@ Options parse(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     throw InputError(e.what());
   }
+  o.time_s = parse_duration(o.time, "--time");
   o.runs_given = vm.count("runs") && !vm["runs"].defaulted();
   o.seed_given = vm.count("seed") && !vm["seed"].defaulted();
   o.model_given = vm.count("model") && !vm["model"].defaulted();
   o.data_given = vm.count("data") && !vm["data"].defaulted();
   o.precision_given = vm.count("precision") && !vm["precision"].defaulted();
   return o;
+}
+
+double parse_duration(const std::string& text, const std::string& flag) {
+  const auto bad = [&] {
+    return InputError(flag + " '" + text + "' is not a duration (90 or 90s, 5m, 2h, 1h30m)");
+  };
+  if (text.empty()) throw bad();
+  double total = 0;
+  size_t i = 0;
+  bool any_unit = false;
+  while (i < text.size()) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text.substr(i), &used);
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    if (used == 0 || !std::isfinite(v) || v < 0 || text[i] == '+' || text[i] == '-') throw bad();
+    i += used;
+    double unit = 1;
+    if (i < text.size()) {
+      switch (text[i]) {
+        case 's': unit = 1; break;
+        case 'm': unit = 60; break;
+        case 'h': unit = 3600; break;
+        case 'd': unit = 86400; break;
+        default: throw bad();
+      }
+      ++i;
+      any_unit = true;
+    } else if (any_unit) {
+      throw bad();  // "1h30": say 1h30m
+    }
+    total += v * unit;
+  }
+  return total;
+}
+
+std::string local_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+std::string format_duration(double seconds) {
+  char buf[64];
+  if (!(seconds >= 0)) seconds = 0;
+  if (seconds < 60) {
+    std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  } else if (seconds < 3600) {
+    const long s = std::lround(seconds);
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  } else {
+    const long m = std::lround(seconds / 60);
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", m / 60, m % 60);
+  }
+  return buf;
 }
 
 std::string help_text() {
@@ -83,6 +148,9 @@ std::string help_text() {
         "  stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr X] [--steps N]\n"
         "           [--loss ce|mse|ce-naive] [--batch B] [--seed S] [--out DIR]\n"
         "  stabfuzz monitor sweep [--lr-grid A,B,..] [--k-list 1,3,5,7] [--init-seeds N] ...\n"
+        "  stabfuzz campaign [--targets all|LIST] [--time DURATION] [--jobs N] [--out DIR] [--resume]\n"
+        "           [--baseline DIR] [--shard I/N] [--runs N]   (nightly: every target, checkpointed)\n"
+        "  stabfuzz merge DIR... --out OUT [--baseline DIR]   (join campaign shards)\n"
         "  stabfuzz --plugin LIB.so --target FAMILY ...   (your targets, README \"Plugins\")\n\n"
         "Each implementation runs on generated inputs from the family's value regimes, natively and\n"
         "under CESTAC stochastic arithmetic, and is judged against an MPFR oracle: a finding means it\n"

@@ -162,7 +162,7 @@ int finish() {
   reports::write_json_atomically(res.summary_path, s);
   static std::ostringstream sink;
   std::ostream& log = g->opts.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
-  res.report_paths = reports::write_reports(g->opts.out_dir, log);
+  if (g->opts.write_reports) res.report_paths = reports::write_reports(g->opts.out_dir, log);
   if (g->opts.progress_tty) std::cerr << "\r\033[K";
   std::cerr << "stabfuzz fuzz: " << g->execs << " executions in " << std::fixed << std::setprecision(1)
             << elapsed() << " s (" << std::setprecision(0) << g->execs / std::max(elapsed(), 1e-9)

@@ -36,6 +36,7 @@ struct FuzzOptions {
   int64_t shrink_evals = 1000;
   cestac::Config cestac;
   bool quiet = false;
+  bool write_reports = true;          // report.md, report.html, junit.xml at the end
   bool progress_tty = false;
   std::vector<std::string> libfuzzer_args;  // passed through unchanged (after `--`)
   bool child = false;                 // a libFuzzer child process (merge, fork): counters only

@@ -58,14 +58,10 @@ FuzzOptions options_of(const cli::Options& o) {
   if (o.cancel_digits < 1 || o.cancel_digits > 15) throw InputError("--cancel-digits must be in 1..15");
   f.cestac.cancel_digits = o.cancel_digits;
   f.quiet = o.quiet;
+  f.write_reports = !o.no_reports;
   f.progress_tty = !o.quiet && ::isatty(STDERR_FILENO);
   if (o.out.empty()) {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    char buf[64];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-    f.out_dir = "runs/fuzz-" + f.family + "-" + buf + "-s" + std::to_string(f.seed) + "-p" +
+    f.out_dir = "runs/fuzz-" + f.family + "-" + cli::local_timestamp() + "-s" + std::to_string(f.seed) + "-p" +
                 std::to_string(::getpid());
   } else {
     f.out_dir = o.out;

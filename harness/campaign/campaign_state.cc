@@ -1,0 +1,299 @@
+// campaign.json (the checkpoint) and the campaign's joined summary.json.
+#include "harness/campaign/campaign_state.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/campaign/merge.h"
+#include "harness/cli/options.h"
+#include "reports/findings.h"
+#include "stabfuzz/errors.h"
+
+namespace stabfuzz::campaign {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+json::Value strings(const std::vector<std::string>& v) {
+  json::Array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+std::vector<std::string> strings_of(const json::Value& v) {
+  std::vector<std::string> out;
+  for (const auto& s : v.as_array()) out.push_back(s.as_string());
+  return out;
+}
+
+Engine engine_of(const std::string& s) {
+  if (s == "property") return Engine::property;
+  if (s == "fuzz") return Engine::fuzz;
+  throw json::ParseError("unknown engine '" + s + "'");
+}
+
+}  // namespace
+
+void save_state(const CampaignState& s, const std::string& out_dir) {
+  json::Value j;
+  j.set("version", s.version);
+  j.set("seed", s.seed);
+  j.set("targets", s.targets);
+  j.set("shard", s.shard);
+  j.set("baseline", s.baseline);
+  j.set("time_s", s.time_s);
+  j.set("runs", static_cast<long long>(s.runs));
+  j.set("jobs", s.jobs);
+  j.set("unit_flags", strings(s.unit_flags));
+  j.set("elapsed_s", s.elapsed_s);
+  j.set("finished", s.finished);
+  j.set("impls", strings(s.impls));
+  j.set("unavailable", strings(s.unavailable));
+  json::Array rounds;
+  for (const auto& r : s.rounds) {
+    json::Value jr;
+    jr.set("round", r.number);
+    jr.set("engine", engine_name(r.engine));
+    json::Array units;
+    for (const auto& u : r.units) {
+      json::Value ju;
+      ju.set("impl", s.impls.at(u.item));
+      ju.set("item", static_cast<long long>(u.item));
+      ju.set("budget_s", u.budget_s);
+      ju.set("seed", u.seed);
+      ju.set("dir", u.dir);
+      ju.set("status", u.status);
+      if (!u.command.empty()) ju.set("command", u.command);
+      if (u.status == "error") {
+        ju.set("exit_code", u.exit_code);
+        ju.set("problem", u.problem);
+      }
+      ju.set("findings", static_cast<long long>(u.findings));
+      ju.set("new_findings", static_cast<long long>(u.new_findings));
+      if (u.engine == Engine::fuzz) {
+        ju.set("executions", static_cast<long long>(u.executions));
+        ju.set("corpus_added", static_cast<long long>(u.corpus_added));
+        ju.set("corpus_merged", u.corpus_merged);
+      }
+      ju.set("seconds", u.seconds);
+      units.push_back(std::move(ju));
+    }
+    jr.set("units", std::move(units));
+    rounds.push_back(std::move(jr));
+  }
+  j.set("rounds", std::move(rounds));
+  reports::write_json_atomically(out_dir + "/campaign.json", j);
+}
+
+CampaignState load_state(const std::string& out_dir) {
+  const std::string path = out_dir + "/campaign.json";
+  const std::string text = slurp(path);
+  if (text.empty()) throw InputError(path + " is missing or empty");
+  CampaignState s;
+  try {
+    const json::Value j = json::parse(text);
+    s.version = static_cast<int>(j.at("version").as_number());
+    if (s.version != 1) throw json::ParseError("version " + std::to_string(s.version) + " is not 1");
+    s.seed = static_cast<uint64_t>(j.at("seed").as_number());
+    s.targets = j.at("targets").as_string();
+    s.shard = j.at("shard").as_string();
+    s.baseline = j.at("baseline").as_string();
+    s.time_s = j.at("time_s").as_number();
+    s.runs = static_cast<int64_t>(j.at("runs").as_number());
+    s.jobs = static_cast<int>(j.at("jobs").as_number());
+    s.unit_flags = strings_of(j.at("unit_flags"));
+    s.elapsed_s = j.at("elapsed_s").as_number();
+    s.finished = j.at("finished").as_bool();
+    s.impls = strings_of(j.at("impls"));
+    s.unavailable = strings_of(j.at("unavailable"));
+    for (const auto& jr : j.at("rounds").as_array()) {
+      RoundRecord r;
+      r.number = static_cast<int>(jr.at("round").as_number());
+      r.engine = engine_of(jr.at("engine").as_string());
+      for (const auto& ju : jr.at("units").as_array()) {
+        UnitRecord u;
+        u.item = static_cast<size_t>(ju.at("item").as_number());
+        if (u.item >= s.impls.size() || ju.at("impl").as_string() != s.impls[u.item])
+          throw json::ParseError("unit " + ju.at("dir").as_string() + " names another implementation");
+        u.engine = r.engine;
+        u.round = r.number;
+        u.budget_s = ju.at("budget_s").as_number();
+        u.seed = static_cast<uint64_t>(ju.at("seed").as_number());
+        u.dir = ju.at("dir").as_string();
+        u.status = ju.at("status").as_string();
+        if (const auto* c = ju.get("command")) u.command = c->as_string();
+        if (const auto* c = ju.get("exit_code")) u.exit_code = static_cast<int>(c->as_number());
+        if (const auto* c = ju.get("problem")) u.problem = c->as_string();
+        u.findings = static_cast<int64_t>(ju.at("findings").as_number());
+        u.new_findings = static_cast<int64_t>(ju.at("new_findings").as_number());
+        if (const auto* c = ju.get("executions")) u.executions = static_cast<int64_t>(c->as_number());
+        if (const auto* c = ju.get("corpus_added")) u.corpus_added = static_cast<int64_t>(c->as_number());
+        if (const auto* c = ju.get("corpus_merged")) u.corpus_merged = c->as_bool();
+        u.seconds = ju.at("seconds").as_number();
+        r.units.push_back(std::move(u));
+      }
+      s.rounds.push_back(std::move(r));
+    }
+  } catch (const std::exception& e) {
+    throw InputError(path + ": not a stabfuzz campaign checkpoint: " + e.what());
+  }
+  return s;
+}
+
+CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector<WorkItem>& items,
+                                       const std::string& out_dir) {
+  RowMerger rows;
+  std::map<std::string, int64_t> status_count;
+  int64_t property_inputs = 0, fuzz_executions = 0;
+  std::vector<std::pair<std::string, json::Value>> failures;  // pair -> the unit's failure row
+  for (const auto& r : s.rounds)
+    for (const auto& u : r.units) {
+      ++status_count[u.status];
+      if (u.status == "pending" || u.status == "skipped" || u.status == "running") continue;
+      const std::string text = slurp(out_dir + "/" + u.dir + "/summary.json");
+      if (text.empty()) continue;  // crashed before its summary: its findings and failure are kept
+      try {
+        const json::Value j = json::parse(text);
+        for (const auto& row : j.at("results").as_array()) {
+          rows.add(row);
+          (u.engine == Engine::fuzz ? fuzz_executions : property_inputs) +=
+              static_cast<int64_t>(row.at("inputs").as_number());
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "stabfuzz campaign: " << out_dir << "/" << u.dir << "/summary.json skipped: " << e.what() << "\n";
+      }
+    }
+  // Crashed and hung units count as failing inputs of their implementation's first dtype.
+  std::map<std::string, int64_t> per_pair;
+  const std::vector<json::Value> findings = read_findings(out_dir + "/findings.jsonl", nullptr);
+  for (const auto& f : findings) {
+    ++per_pair[pair_of(f)];
+    const json::Value* failure = f.get("failure");
+    const json::Value* det = f.get("detectors");
+    if (!failure || !det || !det->is_string() || det->as_string() != "campaign") continue;
+    json::Value row;
+    row.set("family", f.at("target").as_string());
+    row.set("impl", f.at("impl").as_string());
+    row.set("kind", f.at("kind").as_string());
+    row.set("dtype", f.at("dtype").as_string());
+    row.set("inputs", 0);
+    row.set("failing_inputs", 1);
+    row.set("findings", 0);
+    row.set(failure->as_string() == "timeout" ? "timeouts" : "crashes", 1);
+    row.set("units", 0);
+    rows.add(row);
+  }
+  json::Array joined = rows.rows(&per_pair);
+  // Rows in work-list order, then dtype order.
+  std::map<std::string, size_t> rank;
+  for (size_t k = 0; k < s.impls.size(); ++k) rank[s.impls[k]] = k;
+  std::stable_sort(joined.begin(), joined.end(), [&](const json::Value& a, const json::Value& b) {
+    const size_t ra = rank.count(a.at("impl").as_string()) ? rank[a.at("impl").as_string()] : SIZE_MAX;
+    const size_t rb = rank.count(b.at("impl").as_string()) ? rank[b.at("impl").as_string()] : SIZE_MAX;
+    if (ra != rb) return ra < rb;
+    return parse_dtype(a.at("dtype").as_string()).value_or(DType::f64) <
+           parse_dtype(b.at("dtype").as_string()).value_or(DType::f64);
+  });
+  std::set<std::string> covered;
+  for (const auto& r : joined) covered.insert(r.at("impl").as_string());
+  json::Array not_covered;
+  for (const auto& it : items)
+    if (!covered.count(it.impl)) not_covered.emplace_back(it.impl);
+  CampaignSummary out;
+  out.exit_code = findings_exit_code(findings);
+  json::Value j;
+  j.set("target", "campaign");
+  j.set("engine", "campaign");
+  j.set("seed", s.seed);
+  j.set("seconds", s.elapsed_s);
+  json::Value c;
+  c.set("targets", s.targets);
+  c.set("shard", s.shard);
+  c.set("time_s", s.time_s);
+  c.set("runs", static_cast<long long>(s.runs));
+  c.set("jobs", s.jobs);
+  c.set("rounds", static_cast<long long>(s.rounds.size()));
+  json::Value units;
+  for (const auto& [k, v] : status_count) units.set(k, static_cast<long long>(v));
+  c.set("units", std::move(units));
+  c.set("implementations", static_cast<long long>(items.size()));
+  c.set("pairs", static_cast<long long>(joined.size()));
+  c.set("property_inputs", static_cast<long long>(property_inputs));
+  c.set("fuzz_executions", static_cast<long long>(fuzz_executions));
+  c.set("not_covered", std::move(not_covered));
+  json::Array unavailable;
+  for (const auto& u : s.unavailable) unavailable.emplace_back(u);
+  c.set("unavailable", std::move(unavailable));
+  c.set("finished", s.finished);
+  j.set("campaign", std::move(c));
+  j.set("results", std::move(joined));
+  j.set("exit_code", out.exit_code);
+  reports::write_json_atomically(out_dir + "/summary.json", j);
+  out.summary = std::move(j);
+  return out;
+}
+
+void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s, const std::vector<WorkItem>& items,
+                            const std::string& out_dir, std::ostream& out) {
+  const json::Value& c = sum.summary.at("campaign");
+  const auto& rows = sum.summary.at("results").as_array();
+  out << "campaign " << out_dir << ": " << items.size() << " implementations, " << rows.size()
+      << " implementation x dtype pairs covered";
+  const auto& nc = c.at("not_covered").as_array();
+  if (!nc.empty()) out << ", " << nc.size() << " implementations NOT covered (budget too small)";
+  if (!s.unavailable.empty()) out << ", " << s.unavailable.size() << " unavailable here";
+  out << "\n  units:";
+  for (const auto& [k, v] : c.at("units").as_object()) out << " " << static_cast<long long>(v.as_number()) << " " << k << ",";
+  out << " in " << s.rounds.size() << " rounds; " << static_cast<long long>(c.at("property_inputs").as_number())
+      << " property inputs, " << static_cast<long long>(c.at("fuzz_executions").as_number()) << " fuzz executions; "
+      << cli::format_duration(s.elapsed_s) << " with " << s.jobs << " workers\n";
+  std::map<std::string, size_t> kind_impls;
+  for (const auto& it : items) ++kind_impls[std::string(target_kind_name(it.kind))];
+  for (const std::string kind : {"reference", "library", "injected"}) {
+    if (!kind_impls.count(kind)) continue;
+    std::vector<std::string> with, without;
+    size_t pairs = 0, detected = 0;
+    for (const auto& r : rows) {
+      if (r.at("kind").as_string() != kind) continue;
+      ++pairs;
+      const auto failing = static_cast<long long>(r.at("failing_inputs").as_number());
+      const std::string name = r.at("impl").as_string() + " " + r.at("dtype").as_string();
+      if (failing > 0) {
+        ++detected;
+        with.push_back(name + " (" + std::to_string(static_cast<long long>(r.at("findings").as_number())) + ")");
+      } else {
+        without.push_back(name);
+      }
+    }
+    out << "  " << kind << ": " << kind_impls[kind] << " implementations, " << pairs << " pairs; ";
+    const auto& list = kind == "injected" ? without : with;
+    if (kind == "injected")
+      out << "planted bug detected in " << detected << " of " << pairs << " pairs";
+    else
+      out << with.size() << " pairs with failing inputs";
+    for (size_t i = 0; i < list.size() && i < 12; ++i)
+      out << (i ? ", " : (kind == "injected" ? "; undetected: " : ": ")) << list[i];
+    if (list.size() > 12) out << ", ... (" << list.size() - 12 << " more)";
+    out << "\n";
+  }
+  for (const auto& r : s.rounds)
+    for (const auto& u : r.units)
+      if (u.status == "error")
+        out << "  unit error: " << u.dir << " " << s.impls[u.item] << " " << engine_name(u.engine) << ": " << u.problem << "\n";
+  const auto& nca = c.at("not_covered").as_array();
+  for (size_t i = 0; i < nca.size() && i < 12; ++i) out << (i ? ", " : "  not covered: ") << nca[i].as_string();
+  if (!nca.empty()) out << "\n";
+  out << "findings: " << out_dir << "/findings.jsonl (" << read_findings(out_dir + "/findings.jsonl", nullptr).size()
+      << ", each input once)\nsummary:  " << out_dir << "/summary.json\nstate:    " << out_dir << "/campaign.json\n";
+}
+
+}  // namespace stabfuzz::campaign

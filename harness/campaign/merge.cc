@@ -1,0 +1,284 @@
+// Joining runs: finding identities, combined summary rows, corpora, `stabfuzz merge`.
+#include "harness/campaign/merge.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "harness/campaign/runner.h"
+#include "reports/diff.h"
+#include "reports/findings.h"
+#include "reports/report.h"
+#include "reports/run_data.h"
+#include "stabfuzz/errors.h"
+
+namespace stabfuzz::campaign {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char* const kSummed[] = {"inputs",       "failing_inputs", "oracle_detections", "cestac_detections",
+                               "crashes",      "timeouts",       "exceptions",        "undecidable",
+                               "seconds",      "units"};
+
+double number_or(const json::Value& v, const char* key, double def) {
+  const json::Value* x = v.get(key);
+  return x && (x->is_number() || x->is_string()) ? x->as_number() : def;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string pair_of(const json::Value& v) { return v.at("impl").as_string() + " " + v.at("dtype").as_string(); }
+
+std::string finding_identity(const json::Value& f) {
+  std::string key;
+  if (const json::Value* in = f.get("input")) {
+    key = json::dump(*in);
+    if (const json::Value* p = f.get("params")) key += json::dump(*p);
+  } else if (const json::Value* r = f.get("replay")) {
+    key = "replay " + r->as_string();
+  }
+  return pair_of(f) + " " + hex64(hash_str(key));
+}
+
+std::vector<json::Value> read_findings(const std::string& path, std::vector<std::string>* problems) {
+  std::vector<json::Value> out;
+  std::ifstream in(path);
+  if (!in) return out;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) continue;
+    try {
+      json::Value v = json::parse(line);
+      (void)pair_of(v);  // impl and dtype present
+      out.push_back(std::move(v));
+    } catch (const std::exception& e) {
+      if (problems) problems->push_back(path + ":" + std::to_string(n) + ": skipped: " + e.what());
+    }
+  }
+  return out;
+}
+
+void RowMerger::add(const json::Value& row) {
+  const std::string key = pair_of(row);
+  auto it = rows_.find(key);
+  if (it == rows_.end()) {
+    json::Value r = row;
+    if (!r.get("units")) r.set("units", 1);
+    order_.push_back(key);
+    rows_.emplace(key, std::move(r));
+    return;
+  }
+  json::Value& r = it->second;
+  for (const char* k : kSummed)
+    if (row.get(k) || r.get(k)) r.set(k, number_or(r, k, std::string(k) == "units" ? 1 : 0) +
+                                              number_or(row, k, std::string(k) == "units" ? 1 : 0));
+  for (const char* k : {"max_ulp", "max_error_over_tolerance"})
+    r.set(k, std::max(number_or(r, k, 0), number_or(row, k, 0)));
+  if (row.get("min_digits")) {
+    const double m = number_or(row, "min_digits", 0);
+    r.set("min_digits", r.get("min_digits") ? std::min(number_or(r, "min_digits", m), m) : m);
+  }
+  r.set("findings", number_or(r, "findings", 0) + number_or(row, "findings", 0));
+  if (const json::Value* reg = row.get("inputs_per_regime"); reg && reg->is_object()) {
+    json::Value merged = r.get("inputs_per_regime") ? r.at("inputs_per_regime") : json::Value(json::Object{});
+    for (const auto& [name, count] : reg->as_object())
+      merged.set(name, number_or(merged, name.c_str(), 0) + count.as_number());
+    r.set("inputs_per_regime", std::move(merged));
+  }
+}
+
+json::Array RowMerger::rows(const std::map<std::string, int64_t>* findings_per_pair) const {
+  json::Array out;
+  for (const auto& key : order_) {
+    json::Value r = rows_.at(key);
+    if (findings_per_pair) {
+      auto it = findings_per_pair->find(key);
+      r.set("findings", it == findings_per_pair->end() ? 0 : it->second);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool copy) {
+  std::error_code ec;
+  if (!fs::is_directory(from, ec)) return 0;
+  fs::create_directories(to, ec);
+  if (ec) throw InputError("cannot create directory " + to + ": " + ec.message());
+  int64_t added = 0;
+  for (const auto& e : fs::directory_iterator(from, ec)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;  // our own temporaries
+    const fs::path dest = fs::path(to) / name;
+    if (fs::exists(dest)) continue;
+    const fs::path tmp = fs::path(to) / (".tmp-" + name + "-" + std::to_string(::getpid()));
+    if (copy) {
+      fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);
+    } else {
+      fs::rename(e.path(), tmp, ec);
+      if (ec) fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);  // another file system
+    }
+    if (ec) throw InputError("cannot write " + tmp.string() + ": " + ec.message());
+    fs::rename(tmp, dest, ec);
+    if (ec) throw InputError("cannot write " + dest.string() + ": " + ec.message());
+    ++added;
+  }
+  return added;
+}
+
+int findings_exit_code(const std::vector<json::Value>& findings) {
+  for (const auto& f : findings) {
+    const json::Value* k = f.get("kind");
+    if (!k || !k->is_string() || k->as_string() != "injected") return 1;
+  }
+  return 0;
+}
+
+int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out) {
+  const reports::RunData before = reports::load_run(baseline);
+  const reports::RunData after = reports::load_run(out_dir);
+  const reports::RunDiff d = reports::diff_runs(before, after);
+  const std::string text = reports::render_diff(d, before, after);
+  reports::write_text_atomically(out_dir + "/diff.md", text);
+  reports::write_json_atomically(out_dir + "/diff.json", reports::diff_json(d, before, after));
+  out << text;
+  return d.exit_code();
+}
+
+int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
+  if (o.dirs.empty()) throw InputError("merge needs at least one run directory: stabfuzz merge DIR... --out OUT");
+  if (o.out_dir.empty()) throw InputError("merge needs --out DIR for the joined run");
+  std::vector<json::Value> summaries;
+  for (const auto& d : o.dirs) {
+    std::error_code ec;
+    if (fs::equivalent(d, o.out_dir, ec)) throw InputError("--out " + o.out_dir + " is one of the inputs");
+    const std::string s = slurp(d + "/summary.json");
+    if (s.empty()) throw InputError(d + " holds no summary.json (not a stabfuzz run directory)");
+    try {
+      summaries.push_back(json::parse(s));
+    } catch (const std::exception& e) {
+      throw InputError(d + "/summary.json: " + e.what());
+    }
+  }
+  // Shards of one campaign: say which are missing or repeated, and whether the settings differ.
+  std::map<int, std::vector<std::string>> shard_dirs;
+  int shard_count = 0;
+  std::set<std::string> settings;
+  for (const auto& d : o.dirs) {
+    const std::string text = slurp(d + "/campaign.json");
+    if (text.empty()) continue;
+    try {
+      const json::Value c = json::parse(text);
+      const std::string shard = c.at("shard").as_string();
+      int i = 0, n = 0;
+      if (std::sscanf(shard.c_str(), "%d/%d", &i, &n) == 2) {
+        shard_dirs[i].push_back(d);
+        shard_count = std::max(shard_count, n);
+      }
+      settings.insert("seed " + std::to_string(static_cast<uint64_t>(c.at("seed").as_number())) + ", targets " +
+                      c.at("targets").as_string());
+      if (!c.at("finished").as_bool()) log << "stabfuzz merge: warning: " << d << " is an unfinished campaign (resume it first for its whole budget)\n";
+    } catch (const std::exception& e) {
+      log << "stabfuzz merge: warning: " << d << "/campaign.json unreadable: " << e.what() << "\n";
+    }
+  }
+  for (int i = 1; i <= shard_count; ++i) {
+    auto it = shard_dirs.find(i);
+    if (it == shard_dirs.end())
+      log << "stabfuzz merge: warning: shard " << i << "/" << shard_count << " is missing\n";
+    else if (it->second.size() > 1)
+      log << "stabfuzz merge: warning: shard " << i << "/" << shard_count << " given " << it->second.size() << " times\n";
+  }
+  if (settings.size() > 1) log << "stabfuzz merge: warning: the campaigns differ in seed or targets\n";
+
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw InputError("cannot create directory " + o.out_dir + ": " + ec.message());
+  const std::string prev = reports::move_previous_run(o.out_dir);
+  if (!prev.empty()) log << "stabfuzz merge: " << o.out_dir << " held an earlier run; moved its files to " << prev << "\n";
+
+  std::vector<json::Value> findings;
+  std::set<std::string> seen;
+  std::map<std::string, int64_t> per_pair;
+  int64_t duplicates = 0;
+  RowMerger rows;
+  for (size_t k = 0; k < o.dirs.size(); ++k) {
+    std::vector<std::string> problems;
+    for (auto& f : read_findings(o.dirs[k] + "/findings.jsonl", &problems)) {
+      if (!seen.insert(finding_identity(f)).second) {
+        ++duplicates;
+        continue;
+      }
+      ++per_pair[pair_of(f)];
+      findings.push_back(std::move(f));
+    }
+    for (const auto& p : problems) log << "stabfuzz merge: " << p << "\n";
+    if (const json::Value* r = summaries[k].get("results"); r && r->is_array())
+      for (const auto& row : r->as_array()) rows.add(row);
+    for (const auto& e : fs::directory_iterator(o.dirs[k] + "/corpus", ec))
+      if (e.is_directory()) merge_corpus_dir(e.path().string(), o.out_dir + "/corpus/" + e.path().filename().string(), true);
+    ec.clear();
+  }
+  std::string text;
+  for (const auto& f : findings) text += json::dump(f) + "\n";
+  reports::write_text_atomically(o.out_dir + "/findings.jsonl", text);
+  json::Value s;
+  s.set("target", "merge");
+  uint64_t seed = 0;
+  bool same_seed = true;
+  for (size_t k = 0; k < summaries.size(); ++k) {
+    const auto v = static_cast<uint64_t>(number_or(summaries[k], "seed", 0));
+    if (k == 0) seed = v;
+    same_seed &= v == seed;
+  }
+  s.set("seed", same_seed ? seed : 0);
+  double seconds = 0;
+  for (const auto& m : summaries) seconds = std::max(seconds, number_or(m, "seconds", 0));
+  s.set("seconds", seconds);
+  json::Array from;
+  for (const auto& d : o.dirs) from.emplace_back(d);
+  s.set("merged_from", std::move(from));
+  s.set("findings", static_cast<int64_t>(findings.size()));
+  s.set("duplicates_dropped", duplicates);
+  s.set("results", rows.rows(&per_pair));
+  int code = findings_exit_code(findings);
+  s.set("exit_code", code);
+  reports::write_json_atomically(o.out_dir + "/summary.json", s);
+  if (o.write_reports) reports::write_reports(o.out_dir, log);
+  out << "merged " << o.dirs.size() << " runs: " << rows.size() << " implementation x dtype rows, " << findings.size()
+      << " findings (" << duplicates << " duplicates dropped)\n"
+      << "findings: " << o.out_dir << "/findings.jsonl\nsummary:  " << o.out_dir << "/summary.json\n";
+  if (!o.baseline.empty()) {
+    out << "diff against " << o.baseline << ":\n";
+    code = diff_against_baseline(o.baseline, o.out_dir, out);
+  }
+  return code;
+}
+
+}  // namespace stabfuzz::campaign

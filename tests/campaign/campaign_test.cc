@@ -1,0 +1,339 @@
+// Campaigns: the work list, shards, budget split, finding identity, and `stabfuzz campaign` / `merge`
+// end to end — including a campaign killed with SIGKILL and resumed, which must find every finding once.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "harness/campaign/campaign_state.h"
+#include "harness/campaign/merge.h"
+#include "harness/campaign/plan.h"
+#include "harness/cli/options.h"
+#include "stabfuzz/errors.h"
+#include "stabfuzz/family.h"
+#include "tests/support/run_binary.h"
+
+namespace stabfuzz::campaign {
+namespace {
+
+using testing::run_stabfuzz;
+using testing::temp_dir;
+
+// Two stable references and two planted bugs: small enough for a few-second campaign.
+constexpr const char* kTargets =
+    "var/cpu/stable,var/injected/naive_one_pass,softmax/cpu/stable,softmax/injected/no_max_subtract";
+
+std::multiset<std::string> identities(const std::string& dir) {
+  std::multiset<std::string> out;
+  std::vector<std::string> problems;
+  for (const auto& f : read_findings(dir + "/findings.jsonl", &problems)) out.insert(finding_identity(f));
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  return out;
+}
+
+TEST(Duration, ParsesUnitsAndRejectsGarbage) {
+  EXPECT_DOUBLE_EQ(cli::parse_duration("90", "--time"), 90);
+  EXPECT_DOUBLE_EQ(cli::parse_duration("90s", "--time"), 90);
+  EXPECT_DOUBLE_EQ(cli::parse_duration("5m", "--time"), 300);
+  EXPECT_DOUBLE_EQ(cli::parse_duration("1h30m", "--time"), 5400);
+  EXPECT_DOUBLE_EQ(cli::parse_duration("1.5h", "--time"), 5400);
+  EXPECT_DOUBLE_EQ(cli::parse_duration("0", "--time"), 0);
+  for (const char* bad : {"", "5x", "-3", "m", "1h30", "abc", "+5m"})
+    EXPECT_THROW(cli::parse_duration(bad, "--time"), InputError) << bad;
+  EXPECT_EQ(cli::format_duration(65), "1m05s");
+  EXPECT_EQ(cli::format_duration(3 * 3600 + 59), "3h01m");
+}
+
+TEST(WorkList, AllNamesAndUnknown) {
+  const Registry& reg = default_registry();
+  std::vector<std::string> unavailable;
+  const auto all = work_list(reg, "all", &unavailable);
+  size_t registered = 0;
+  for (const auto& f : reg.families()) registered += f.targets.size();
+  EXPECT_EQ(all.size(), registered);
+  EXPECT_EQ(unavailable.size(), reg.unavailable().size());
+  const auto some = work_list(reg, "var,softmax/cpu/stable", nullptr);
+  ASSERT_FALSE(some.empty());
+  for (const auto& it : some) EXPECT_TRUE(it.family == "var" || it.impl == "softmax/cpu/stable") << it.impl;
+  EXPECT_THROW(work_list(reg, "no_such_family", nullptr), InputError);
+  EXPECT_THROW(work_list(reg, "softmax/cpu/nope", nullptr), InputError);
+  EXPECT_THROW(work_list(reg, ",", nullptr), InputError);
+}
+
+TEST(Shard, PartsAreDisjointAndCoverTheList) {
+  const auto all = work_list(default_registry(), "all", nullptr);
+  std::multiset<std::string> seen;
+  for (int i = 1; i <= 4; ++i)
+    for (const auto& it : take_shard(all, parse_shard(std::to_string(i) + "/4"))) seen.insert(it.impl);
+  EXPECT_EQ(seen.size(), all.size());
+  for (const auto& it : all) EXPECT_EQ(seen.count(it.impl), 1u) << it.impl;
+  EXPECT_EQ(take_shard(all, parse_shard("1/1")).size(), all.size());
+  for (const char* bad : {"0/4", "5/4", "1/0", "x", "1/2/3", "2"}) EXPECT_THROW(parse_shard(bad), InputError) << bad;
+}
+
+TEST(UnitSeed, DeterministicAndDistinct) {
+  EXPECT_EQ(unit_seed(7, "a/b/c", 1), unit_seed(7, "a/b/c", 1));
+  EXPECT_NE(unit_seed(7, "a/b/c", 1), unit_seed(7, "a/b/c", 2));
+  EXPECT_NE(unit_seed(7, "a/b/c", 1), unit_seed(7, "a/b/d", 1));
+  EXPECT_NE(unit_seed(7, "a/b/c", 1), unit_seed(8, "a/b/c", 1));
+  EXPECT_GT(unit_seed(7, "a/b/c", 1), 0u);
+  EXPECT_LT(unit_seed(7, "a/b/c", 1), 2147483648ULL);
+}
+
+TEST(Plan, FirstRoundsCoverEverythingLaterRoundsFollowFindings) {
+  std::vector<WorkItem> items(10);
+  for (size_t k = 0; k < items.size(); ++k) items[k].impl = "f/cpu/" + std::to_string(k);
+  std::vector<ItemStats> stats(items.size());
+  PlanInput in;
+  in.jobs = 2;
+  in.worker_seconds_total = in.worker_seconds_left = 600;
+  for (int round : {1, 2}) {
+    in.round = round;
+    const auto p = plan_round(items, stats, in);
+    ASSERT_EQ(p.size(), items.size());
+    double sum = 0;
+    for (const auto& u : p) sum += u.budget_s + kUnitOverheadS;
+    EXPECT_LE(sum, 0.3 * 600 + 1e-9);
+  }
+  stats[3].findings = 7;            // a reference with findings
+  stats[5].corpus_growth = 0.05;    // coverage still grows
+  in.round = 3;
+  in.worker_seconds_left = 200;
+  const auto p = plan_round(items, stats, in);
+  std::map<size_t, double> budget;
+  double sum = 0;
+  for (const auto& u : p) budget[u.item] = u.budget_s, sum += u.budget_s + kUnitOverheadS;
+  EXPECT_LE(sum, 200 + 1e-9);
+  EXPECT_GT(budget[3], budget[0]);
+  EXPECT_GT(budget[5], budget[0]);
+  // An undetected planted bug weighs more than a detected one.
+  WorkItem inj;
+  inj.kind = TargetKind::injected;
+  ItemStats hidden, found;
+  found.detected = true;
+  EXPECT_GT(item_weight(inj, hidden), item_weight(inj, found));
+  // Nothing left: no round.
+  in.worker_seconds_left = 0.1;
+  EXPECT_TRUE(plan_round(items, stats, in).empty());
+}
+
+TEST(Identity, InputAndDtypeMakeAFinding) {
+  const json::Value a = json::parse(
+      R"({"impl":"x/cpu/y","dtype":"f32","case":3,"seed":1,"input":[{"shape":[2],"values":["0x1p+0","0x1p+1"]}],"params":{}})");
+  json::Value b = a;
+  b.set("case", 9);  // another case, another seed: the same input is the same finding
+  b.set("seed", 5);
+  EXPECT_EQ(finding_identity(a), finding_identity(b));
+  json::Value c = a;
+  c.set("dtype", "f64");
+  EXPECT_NE(finding_identity(a), finding_identity(c));
+  json::Value d = json::parse(R"({"impl":"x/cpu/y","dtype":"f32","input":[{"shape":[2],"values":["0x1p+0","0x1p+2"]}],"params":{}})");
+  EXPECT_NE(finding_identity(a), finding_identity(d));
+  const json::Value e = json::parse(R"({"impl":"x/cpu/y","dtype":"f32","replay":"stabfuzz --target x"})");
+  EXPECT_NE(finding_identity(a), finding_identity(e));
+}
+
+TEST(Rows, CombineCountsMaximaAndMinima) {
+  RowMerger m;
+  m.add(json::parse(R"({"impl":"a","dtype":"f32","inputs":10,"failing_inputs":1,"findings":1,"max_ulp":4,"max_error_over_tolerance":0.5,"min_digits":5,"seconds":1,"inputs_per_regime":{"r":10}})"));
+  m.add(json::parse(R"({"impl":"a","dtype":"f32","inputs":5,"failing_inputs":2,"findings":2,"max_ulp":"inf","max_error_over_tolerance":0.25,"min_digits":3,"seconds":2,"inputs_per_regime":{"r":2,"s":3}})"));
+  m.add(json::parse(R"({"impl":"a","dtype":"f64","inputs":7,"failing_inputs":0,"findings":0,"max_ulp":1})"));
+  std::map<std::string, int64_t> per_pair{{"a f32", 2}};
+  const auto rows = m.rows(&per_pair);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("inputs").as_number(), 15);
+  EXPECT_EQ(rows[0].at("failing_inputs").as_number(), 3);
+  EXPECT_EQ(rows[0].at("findings").as_number(), 2);  // deduplicated count, not 1 + 2
+  EXPECT_TRUE(std::isinf(rows[0].at("max_ulp").as_number()));
+  EXPECT_EQ(rows[0].at("max_error_over_tolerance").as_number(), 0.5);
+  EXPECT_EQ(rows[0].at("min_digits").as_number(), 3);
+  EXPECT_EQ(rows[0].at("units").as_number(), 2);
+  EXPECT_EQ(rows[0].at("inputs_per_regime").at("r").as_number(), 12);
+  EXPECT_EQ(rows[0].at("inputs_per_regime").at("s").as_number(), 3);
+  EXPECT_EQ(rows[1].at("findings").as_number(), 0);
+}
+
+TEST(CampaignCli, BadInputIsOneLineAndExit2) {
+  const std::string dir = temp_dir("bad");
+  for (const std::string args :
+       {"campaign --targets nope --runs 5 --out " + dir, "campaign --shard 3/2 --runs 5 --out " + dir,
+        "campaign --time 5x --out " + dir, "campaign --resume --out " + dir + "/none",
+        "campaign --targets var --runs 5 --baseline " + dir + "/missing --out " + dir, "merge --out " + dir,
+        "merge " + dir + "/missing --out " + dir + "/m"}) {
+    const auto o = run_stabfuzz(args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_EQ(testing::count_lines(o.err), 1) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find("stabfuzz: error: "), std::string::npos) << o.err;
+  }
+}
+
+TEST(CampaignRun, CoversTheListWritesEveryOutputAndRefusesToOverwrite) {
+  const std::string dir = temp_dir("c");
+  const auto o = run_stabfuzz(std::string("campaign --targets ") + kTargets + " --runs 30 --seed 3 --jobs 2 --out " + dir);
+  ASSERT_EQ(o.code, 0) << o.out << o.err;  // references clean; planted bugs are expected findings
+  for (const char* f : {"campaign.json", "findings.jsonl", "summary.json", "report.md", "report.html", "junit.xml"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
+  const json::Value s = json::parse(testing::slurp(dir + "/summary.json"));
+  std::set<std::string> impls;
+  for (const auto& r : s.at("results").as_array()) impls.insert(r.at("impl").as_string());
+  EXPECT_EQ(impls.size(), 4u);
+  EXPECT_EQ(s.at("campaign").at("units").at("done").as_number(), 8);  // 4 x (property, fuzz)
+  EXPECT_TRUE(s.at("campaign").at("not_covered").as_array().empty());
+  const auto ids = identities(dir);
+  EXPECT_GT(ids.size(), 0u);
+  for (const auto& id : ids) EXPECT_EQ(ids.count(id), 1u) << id;
+  EXPECT_NE(o.out.find("planted bug detected in"), std::string::npos) << o.out;
+  // The fuzz corpora were moved into the campaign's corpus directory.
+  size_t corpus = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir + "/corpus")) corpus += e.is_regular_file();
+  EXPECT_GT(corpus, 0u);
+  const auto again = run_stabfuzz(std::string("campaign --targets var --runs 5 --out ") + dir);
+  EXPECT_EQ(again.code, 2) << again.err;
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+}
+
+bool all_done(const std::string& dir, int* done, int* total) {
+  *done = *total = 0;
+  try {
+    const json::Value s = json::parse(testing::slurp(dir + "/campaign.json"));
+    for (const auto& r : s.at("rounds").as_array())
+      for (const auto& u : r.at("units").as_array()) {
+        ++*total;
+        *done += u.at("status").as_string() == "done";
+      }
+  } catch (const std::exception&) {
+    return false;
+  }
+  return *total > 0 && *done == *total;
+}
+
+pid_t start_campaign(const std::string& args) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1), ::dup2(null, 2);
+    ::execl("/bin/sh", "sh", "-c", (std::string("exec ") + STABFUZZ_BINARY + " " + args).c_str(), nullptr);
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Processes whose command line names `needle` (the campaign's units), from /proc.
+int processes_naming(const std::string& needle) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string cmd = testing::slurp(e.path().string() + "/cmdline");
+    std::string flat;
+    for (char c : cmd) flat += c ? c : ' ';
+    n += flat.find(needle) != std::string::npos;
+  }
+  return n;
+}
+
+TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
+  const std::string args = std::string("campaign --targets ") + kTargets + " --runs 120 --seed 5 --jobs 2 --quiet";
+  const std::string whole = temp_dir("whole"), killed = temp_dir("killed");
+  ASSERT_EQ(run_stabfuzz(args + " --out " + whole).code, 0);
+  const auto expected = identities(whole);
+  ASSERT_GT(expected.size(), 5u);
+
+  const pid_t pid = start_campaign(args + " --out " + killed);
+  int done = 0, total = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < until) {  // kill it once some units are done, not all
+    all_done(killed, &done, &total);
+    if (done >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_GE(done, 2);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_FALSE(all_done(killed, &done, &total)) << "the campaign finished before the kill; nothing was tested";
+  // Its units die with it (PR_SET_PDEATHSIG): none may write on after the kill.
+  for (int i = 0; i < 200 && processes_naming(killed + "/units") > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(processes_naming(killed + "/units"), 0);
+
+  const auto resumed = run_stabfuzz("campaign --resume --out " + killed);
+  ASSERT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  EXPECT_TRUE(all_done(killed, &done, &total));
+  const auto got = identities(killed);
+  for (const auto& id : got) EXPECT_EQ(got.count(id), 1u) << "written twice: " << id;
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), std::set<std::string>(expected.begin(), expected.end()));
+  EXPECT_EQ(got.size(), expected.size());
+}
+
+TEST(CampaignRun, InterruptedBySigintSaysHowToResume) {
+  const std::string dir = temp_dir("int");
+  const pid_t pid = start_campaign(std::string("campaign --targets ") + kTargets + " --runs 120 --seed 2 --jobs 1 --out " + dir);
+  int done = 0, total = 0;
+  for (int i = 0; i < 12000 && done < 1; ++i) {
+    all_done(dir, &done, &total);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const CampaignState s = load_state(dir);
+  EXPECT_FALSE(s.finished);
+  EXPECT_EQ(run_stabfuzz("campaign --resume --quiet --out " + dir).code, 0);
+  EXPECT_TRUE(load_state(dir).finished);
+}
+
+TEST(CampaignRun, ShardsMergeIntoTheWholeCampaign) {
+  const std::string base = temp_dir("shards");
+  const std::string args = std::string("campaign --targets ") + kTargets + " --runs 30 --seed 9 --jobs 2 --quiet";
+  ASSERT_EQ(run_stabfuzz(args + " --out " + base + "/whole").code, 0);
+  for (int i = 1; i <= 2; ++i)
+    ASSERT_EQ(run_stabfuzz(args + " --shard " + std::to_string(i) + "/2 --out " + base + "/shard-" + std::to_string(i)).code, 0);
+  const auto m = run_stabfuzz("merge " + base + "/shard-1 " + base + "/shard-2 --out " + base + "/merged");
+  ASSERT_EQ(m.code, 0) << m.out << m.err;
+  EXPECT_TRUE(m.err.empty()) << m.err;  // both shards present, same settings
+  const int check = std::system((std::string(STABFUZZ_UNION_CHECK) + " " + base + "/merged " + base + "/shard-1 " +
+                                 base + "/shard-2 > /dev/null").c_str());
+  EXPECT_EQ(check, 0);
+  // Units take their seeds from the campaign seed and the implementation: sharding changes nothing found.
+  const auto merged = identities(base + "/merged"), whole = identities(base + "/whole");
+  EXPECT_EQ(merged, whole);
+  // A missing shard is named.
+  const auto one = run_stabfuzz("merge " + base + "/shard-1 --out " + base + "/half");
+  EXPECT_NE(one.err.find("shard 2/2 is missing"), std::string::npos) << one.err;
+}
+
+TEST(CampaignRun, BaselineDiffIsTheMorningAnswer) {
+  const std::string base = temp_dir("nightly");
+  const std::string args = " --runs 30 --seed 4 --jobs 2 --quiet";
+  // Last night covered var only; tonight also softmax's planted bug and references.
+  ASSERT_EQ(run_stabfuzz("campaign --targets var/cpu/stable,var/injected/naive_one_pass" + args + " --out " + base + "/n1").code, 0);
+  const auto same = run_stabfuzz("campaign --targets var/cpu/stable,var/injected/naive_one_pass" + args + " --out " +
+                                 base + "/n2 --baseline " + base + "/n1");
+  EXPECT_EQ(same.code, 0) << same.out << same.err;  // nothing new
+  EXPECT_TRUE(std::filesystem::exists(base + "/n2/diff.md"));
+  EXPECT_TRUE(std::filesystem::exists(base + "/n2/diff.json"));
+  EXPECT_NE(same.out.find("diff against"), std::string::npos);
+  // A night whose reference would regress is simulated by a baseline that lacks the findings of a
+  // library target with known findings: oneDNN's softmax flushes subnormal outputs (f32).
+  const json::Value list = json::parse(run_stabfuzz("--list --json").out);
+  bool onednn = false;
+  for (const auto& f : list.at("families").as_array())
+    for (const auto& t : f.at("targets").as_array()) onednn |= t.at("id").as_string() == "softmax/onednn/softmax";
+  if (!onednn) GTEST_SKIP() << "oneDNN not built here";
+  const auto worse = run_stabfuzz("campaign --targets softmax/onednn/softmax --runs 300 --seed 1 --jobs 2 --quiet --out " +
+                                  base + "/n3 --baseline " + base + "/n1");
+  EXPECT_EQ(worse.code, 1) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("new:"), std::string::npos) << worse.out;
+}
+
+}  // namespace
+}  // namespace stabfuzz::campaign

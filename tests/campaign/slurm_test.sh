@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Slurm campaign test: a 4-shard campaign through ci/slurm/submit on a throw-away local cluster.
 #
-#   tests/campaign/slurm_test.sh STABFUZZ_BIN [CAMPAIGN_UNION_CHECK]
+#   tests/campaign/slurm_test.sh STABFUZZ_BIN CAMPAIGN_UNION_CHECK
 #
 # Starts ci/slurm/local-cluster, submits `--targets softmax,var --runs 30 --seed 1` as 4 shards,
 # waits for the afterok merge job and checks: every shard wrote summary.json and exited 0 or 1,
 # the merge started only after every shard had ended, the merged run exists and its exit code
 # agrees with the shards', and campaign_union_check finds merged = union of the shards. Then a
-# campaign whose shards fail (a bad flag, exit 2) must fail the array and never run the merge.
+# campaign whose shards fail (a bad flag, exit 2) must fail the array and never run the merge,
+# and a task requeued mid-run (scontrol requeue) must resume its shard with `campaign --resume`.
 # Exit 77 (skip) when not root or Slurm/munge are not installed, unless STABFUZZ_REQUIRE_SLURM=1.
 set -euo pipefail
 PATH="$PATH:/usr/sbin:/sbin"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-bin="${1:?usage: slurm_test.sh STABFUZZ_BIN [CAMPAIGN_UNION_CHECK]}"
-union="${2:-}"
+bin="${1:?usage: slurm_test.sh STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
+union="${2:?usage: slurm_test.sh STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
 wait_s="${STABFUZZ_SLURM_WAIT_S:-180}"
 
 skip() {
@@ -31,6 +32,7 @@ for b in munged mungekey slurmctld slurmd sbatch squeue sinfo scancel; do
   command -v "$b" >/dev/null || skip "$b not installed (apt-get install slurm-wlm munge)"
 done
 [[ -x "$bin" ]] || fail "no stabfuzz binary at $bin"
+[[ -x "$union" ]] || fail "no campaign_union_check binary at $union"
 
 # Short path: the munge socket lives under it.
 work="$(mktemp -d "${TMPDIR:-/tmp}/sfz-slurm.XXXXXX")"
@@ -93,12 +95,8 @@ merge_code="$(ns "$run/jobs/merge.exit_code")"
 [[ -d "$run/merged" && -s "$run/merged/summary.json" ]] || fail "no merged run in $run/merged"
 ((merge_code == any_findings)) ||
   fail "merge exited $merge_code but the shards' exit codes say findings=$any_findings"
-if [[ -n "$union" ]]; then
-  "$union" "$run/merged" "${shards[@]}" || fail "campaign_union_check: merged run is not the shards' union"
-  echo "slurm_test: campaign_union_check: merged = union of the 4 shards"
-else
-  echo "slurm_test: campaign_union_check not built; union not checked"
-fi
+"$union" "$run/merged" "${shards[@]}" || fail "campaign_union_check: merged run is not the shards' union"
+echo "slurm_test: campaign_union_check: merged = union of the 4 shards"
 
 # --- shards that fail must hold the merge back ----------------------------------------------------
 bad="$work/run-bad"
@@ -113,4 +111,31 @@ for k in 1 2; do
 done
 [[ ! -e "$bad/jobs/merge.start" && ! -e "$bad/merged" ]] || fail "the merge ran although its shards failed"
 echo "slurm_test: failed shards (exit 2) kept the merge job from running"
+
+# --- a requeued task (node failure, preemption) resumes its shard from the checkpoint --------------
+rq="$work/run-requeue"
+"$root/ci/slurm/submit" --shards 1 --out "$rq" --targets softmax --time 15s --seed 2 --bin "$bin"
+# shellcheck disable=SC1091
+source "$rq/jobs/submit.env"
+t0=$SECONDS
+until [[ -n "$(ls -A "$rq/shard-1/units" 2>/dev/null)" ]]; do
+  ((SECONDS - t0 < 60)) || fail "the shard wrote no unit within 60 s"
+  sleep 0.2
+done
+scontrol requeue "${ARRAY_JOB_ID}_0"
+# Slurm holds a requeued job back 2 minutes (its begin time) once it is pending again; start it now.
+t0=$SECONDS
+until [[ "$(squeue -h -j "${ARRAY_JOB_ID}_0" -o %T 2>/dev/null)" == PENDING ]]; do
+  ((SECONDS - t0 < 60)) || fail "the requeued task is not pending again within 60 s"
+  sleep 0.2
+done
+scontrol update jobid="${ARRAY_JOB_ID}_0" StartTime=now
+wait_gone "$MERGE_JOB_ID"
+log="$(cat "$rq"/logs/campaign-*.out)"
+grep -q "shard 1/1 (attempt 2)" <<<"$log" || fail "the requeued task did not run a second time"
+grep -q -- "campaign --resume --out $rq/shard-1" <<<"$log" || fail "the requeued task did not resume its shard"
+code="$(ns "$rq/jobs/shard-1.exit_code")"
+[[ "$code" == 0 || "$code" == 1 ]] || fail "the resumed shard exited $code"
+[[ -s "$rq/merged/summary.json" ]] || fail "no merged run after the requeued shard"
+echo "slurm_test: the requeued task resumed its shard and the merge ran"
 echo "slurm_test: PASS"

@@ -538,6 +538,14 @@ Error validate_adam(const Input& in) {
     return "adam: step must be an integer in [1, 2^24]";
   if (!representable(opmath_dtype(in.dtype), q.step))
     return "adam: step must be exact in the compute type";
+  // The step's own state v' must exist in the format it is kept in: a gradient whose square
+  // overflows (|g| > ~2^64 in f32) leaves no representable v', in any implementation.
+  const long double c2 = 1.0L - static_cast<long double>(q.beta2);
+  for (size_t i = 0; i < n; ++i) {
+    const long double g = in.args[1].values[i], v = in.args[3].values[i];
+    if (!std::isfinite(round_to(opmath_dtype(in.dtype), static_cast<double>(v + c2 * (g * g - v)))))
+      return "adam: the new second moment v + (1 - beta2)(g^2 - v) overflows the compute type";
+  }
   return std::nullopt;
 }
 

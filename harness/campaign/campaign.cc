@@ -321,7 +321,8 @@ void Campaign::launch(size_t round, size_t unit) {
     if (null >= 0) ::dup2(null, 0);
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
-    ::execv(argv[0], argv.data());
+    // The campaign's own binary, even when a rebuild has replaced the file since it started.
+    ::execv("/proc/self/exe", argv.data());
     const char msg[] = "stabfuzz campaign: cannot execute the unit\n";
     (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);

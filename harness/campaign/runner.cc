@@ -165,14 +165,18 @@ json::Value failure_json(const Family& f, const Target& t, const CaseKey& key, c
 // Greedy shrink: take the first simpler input that is still a finding, until none is or the
 // evaluation budget is spent.
 std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
-                                                  rc::Shrinkable<Input> cur, int64_t budget) {
+                                                  rc::Shrinkable<Input> cur, int64_t budget,
+                                                  double max_seconds = 0) {
   int64_t steps = 0, evals = 0;
   bool progress = true;
-  while (progress && evals < budget) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(max_seconds > 0 ? max_seconds : 0));
+  auto out_of_time = [&] { return max_seconds > 0 && Clock::now() >= deadline; };
+  while (progress && evals < budget && !out_of_time()) {
     progress = false;
     auto seq = cur.shrinks();
     while (auto child = seq.next()) {
-      if (++evals > budget) break;
+      if (++evals > budget || out_of_time()) break;
       const Input cand = child->value();
       if (fails(cand)) {
         cur = std::move(*child);
@@ -261,11 +265,11 @@ Verdict evaluate(const Family& family, const Target& target, const Input& in,
 }
 
 std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
-                                         const CestacRequest& req, int64_t budget) {
+                                         const CestacRequest& req, int64_t budget, double max_seconds) {
   const Family* fam = &family;
   auto sh = rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
   auto fails = [&](const Input& x) { return evaluate(family, target, x, req).finding(); };
-  auto [small, steps] = shrink(fails, std::move(sh), budget);
+  auto [small, steps] = shrink(fails, std::move(sh), budget, max_seconds);
   return {small.value(), steps};
 }
 
@@ -416,7 +420,8 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
         const Outcome c = evaluate_outcome(*fam, t, x, req, iso ? &*iso : nullptr);
         return c.failure == Failure::none && c.verdict.finding();
       };
-      auto [small, steps] = shrink(fails, sh, opts.shrink_evals);
+      // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
+      auto [small, steps] = shrink(fails, sh, opts.shrink_evals, opts.budget_s > 0 ? std::max(0.5, share) : 0);
       const Input sin = small.value();
       const Outcome so = evaluate_outcome(*fam, t, sin, req, iso ? &*iso : nullptr);
       const Verdict sv = so.failure == Failure::none ? so.verdict : v;

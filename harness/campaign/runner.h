@@ -88,9 +88,10 @@ Verdict evaluate(const Family& family, const Target& target, const Input& in,
 Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
 
 // Greedy shrink of a failing input (the run loop's): the simplest input that is still a finding,
-// and the number of shrink steps taken, within `budget` evaluations.
+// and the number of shrink steps taken, within `budget` evaluations and, when `max_seconds` > 0,
+// that much time (a time-budgeted run must not spend minutes shrinking one large input).
 std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
-                                         const CestacRequest& req, int64_t budget);
+                                         const CestacRequest& req, int64_t budget, double max_seconds = 0);
 
 // One findings.jsonl line: the finding on `in` (after shrinking from original_n values), found by
 // `engine` ("property", "fuzz"), with the command line that replays it. Shared by every engine.

@@ -82,7 +82,9 @@ void record_finding(const Target& t, const Execution& ex, const Verdict& v, cons
   const Family& fam = g->exec->family();
   const Input& in = ex.decoded.input;
   const CestacRequest req = g->exec->request(t, in.dtype);
-  auto [small, steps] = campaign::shrink_failing(fam, t, in, req, g->opts.shrink_evals);
+  // With --time, one shrink may take a tenth of it (at least 0.5 s), so short runs stay short.
+  auto [small, steps] = campaign::shrink_failing(fam, t, in, req, g->opts.shrink_evals,
+                                                 g->opts.time_s > 0 ? std::max(0.5, g->opts.time_s / 10) : 0);
   Verdict sv = campaign::evaluate(fam, t, small, req);
   if (!sv.finding()) {  // cannot happen with a deterministic target; keep the original then
     small = in;

@@ -98,6 +98,21 @@ TEST(Verdict, SamplesThatAgreeAreJudgedByTheOracleAlone) {
   EXPECT_FALSE(judge(f, in, {0.0}, exact({0.0}, {1.0}), &quiet).cestac_fired);
 }
 
+TEST(Verdict, AnOutputThatOverflowsExactlyIsNotACestacFinding) {
+  // dot([4], [16384]) in f16: the exact 65536 rounds to inf, and inf is the right answer.
+  const Family f = test_family(10);
+  const Input in = gen::row_input(DType::f16, {4.0});
+  const CestacOutput inf_out = cestac_output(INFINITY, 0.0, true);
+  const Verdict v = judge(f, in, {INFINITY}, exact({INFINITY}, {1.0}), &inf_out);
+  EXPECT_FALSE(v.cestac_fired);
+  EXPECT_FALSE(v.finding());
+  // The same infinite samples where the exact result is finite stay a finding.
+  EXPECT_TRUE(judge(f, in, {INFINITY}, exact({60000.0}, {1.0}), &inf_out).cestac_fired);
+  // And the wrong infinity is one too.
+  const CestacOutput neg = cestac_output(-INFINITY, 0.0, true);
+  EXPECT_TRUE(judge(f, in, {-INFINITY}, exact({INFINITY}, {1.0}), &neg).cestac_fired);
+}
+
 TEST(Verdict, SelfValidationFailureInvalidatesTheRun) {
   const Family f = test_family(10);
   const Input in = gen::row_input(DType::f64, {1.0});

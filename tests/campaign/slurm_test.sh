@@ -2,6 +2,7 @@
 # Slurm campaign test: a 4-shard campaign through ci/slurm/submit on a throw-away local cluster.
 #
 #   tests/campaign/slurm_test.sh STABFUZZ_BIN CAMPAIGN_UNION_CHECK
+#   tests/campaign/slurm_test.sh --scripts STABFUZZ_BIN CAMPAIGN_UNION_CHECK
 #
 # Starts ci/slurm/local-cluster, submits `--targets softmax,var --runs 30 --seed 1` as 4 shards,
 # waits for the afterok merge job and checks: every shard wrote summary.json and exited 0 or 1,
@@ -10,11 +11,15 @@
 # campaign whose shards fail (a bad flag, exit 2) must fail the array and never run the merge,
 # and a task requeued mid-run (scontrol requeue) must resume its shard with `campaign --resume`.
 # Exit 77 (skip) when not root or Slurm/munge are not installed, unless STABFUZZ_REQUIRE_SLURM=1.
+# --scripts needs no Slurm: submit's usage errors and --dry-run, and the two sbatch scripts run
+# by hand with the environment Slurm would give them (paths with spaces, exit-code mapping).
 set -euo pipefail
 PATH="$PATH:/usr/sbin:/sbin"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-bin="${1:?usage: slurm_test.sh STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
-union="${2:?usage: slurm_test.sh STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
+mode=cluster
+if [[ "${1:-}" == --scripts ]]; then mode=scripts; shift; fi
+bin="${1:?usage: slurm_test.sh [--scripts] STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
+union="${2:?usage: slurm_test.sh [--scripts] STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
 wait_s="${STABFUZZ_SLURM_WAIT_S:-180}"
 
 skip() {
@@ -27,12 +32,85 @@ skip() {
 }
 fail() { echo "slurm_test: FAIL: $*" >&2; exit 1; }
 
+[[ -x "$bin" ]] || fail "no stabfuzz binary at $bin"
+[[ -x "$union" ]] || fail "no campaign_union_check binary at $union"
+bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
+union="$(cd "$(dirname "$union")" && pwd)/$(basename "$union")"
+
+# Runs "$@", which must exit 2 with one line `submit: error: ...` on stderr.
+usage_error() {
+  local err rc=0
+  err="$("$root/ci/slurm/submit" "$@" 2>&1 >/dev/null)" || rc=$?
+  ((rc == 2)) || fail "submit $* exited $rc, not 2"
+  [[ "$err" == "submit: error: "* && "$err" != *$'\n'* ]] || fail "submit $*: stderr is not one error line: $err"
+}
+
+# The scripts without Slurm: submit's checks and command lines, the sbatch scripts run by hand.
+scripts_checks() {
+  local w="$1" out dry shard_env code k
+  mkdir -p "$w/full" && touch "$w/full/x"
+  usage_error --shards 0 --out "$w/a"
+  usage_error --shards 2
+  usage_error --shards 2 --out "$w/a" --time 8x --bin "$bin"
+  usage_error --shards 2 --out "$w/a" --bogus
+  usage_error --shards 2 --out "$w/full" --bin "$bin"
+  usage_error --shards 2 --out "$w/a" --baseline "$w/none" --bin "$bin"
+  dry="$("$root/ci/slurm/submit" --shards 4 --out "$w/dry" --time 8h --jobs 2 --seed 3 --partition p \
+    --baseline "$w/full" --bin "$bin" --dry-run -- --max-findings 5)"
+  # 8 h + 10% + 10 min = 538 minutes; the merge waits on the array, and dies if the array fails.
+  for want in "--array=0-3 " "--cpus-per-task=2 " "--time=538 " "--partition=p " "--open-mode=append " \
+    "--dependency=afterok:" "--kill-on-invalid-dep=yes " "--seed\\ 3" "--max-findings\\ 5" "--baseline\\ "; do
+    [[ "$dry" == *"$want"* ]] || fail "submit --dry-run lacks '$want': $dry"
+  done
+  [[ ! -e "$w/dry" ]] || fail "submit --dry-run created $w/dry"
+
+  # The sbatch scripts as a 2-task array would run them; spaces in every path.
+  mkdir -p "$w/bin dir"
+  ln -s "$bin" "$w/bin dir/stabfuzz"
+  out="$w/run one"
+  mkdir -p "$out"
+  shard_env=(STABFUZZ_BIN="$w/bin dir/stabfuzz" OUT="$out" N=2
+    STABFUZZ_CAMPAIGN_ARGS="$(printf '%q ' --targets var --runs 5 --seed 1 --jobs 1)")
+  for k in 0 1; do
+    env "${shard_env[@]}" SLURM_ARRAY_TASK_ID=$k bash "$root/ci/slurm/campaign.sbatch" >"$w/task$k.log" 2>&1 ||
+      fail "campaign.sbatch task $k failed: $(tail -n 5 "$w/task$k.log")"
+    code="$(cat "$out/jobs/shard-$((k + 1)).exit_code")"
+    [[ "$code" == 0 || "$code" == 1 ]] || fail "shard $((k + 1)) exited $code"
+    [[ -s "$out/shard-$((k + 1))/summary.json" ]] || fail "shard $((k + 1)) wrote no summary.json"
+  done
+  env "${shard_env[@]}" STABFUZZ_MERGE_ARGS="" bash "$root/ci/slurm/merge.sbatch" >"$w/merge.log" 2>&1 ||
+    fail "merge.sbatch failed: $(tail -n 5 "$w/merge.log")"
+  "$union" "$out/merged" "$out/shard-1" "$out/shard-2" || fail "merged run is not the union of the 2 shards"
+  # A campaign exiting 2 (bad flag) fails its task; a merge missing a shard fails.
+  if env "${shard_env[@]}" OUT="$w/run bad" STABFUZZ_CAMPAIGN_ARGS="--no-such-flag" SLURM_ARRAY_TASK_ID=0 \
+    bash "$root/ci/slurm/campaign.sbatch" >"$w/bad.log" 2>&1; then
+    fail "campaign.sbatch succeeded although the campaign exited 2"
+  fi
+  [[ "$(cat "$w/run bad/jobs/shard-1.exit_code")" == 2 ]] || fail "shard-1.exit_code is not 2 after a bad flag"
+  # Task 0 again finds its checkpoint, so it resumes (what a requeued task does).
+  env "${shard_env[@]}" SLURM_ARRAY_TASK_ID=0 bash "$root/ci/slurm/campaign.sbatch" >"$w/again.log" 2>&1 ||
+    fail "campaign.sbatch task 0, second attempt, failed: $(tail -n 5 "$w/again.log")"
+  grep -q -- "campaign --resume --out" "$w/again.log" || fail "the second attempt of task 0 did not resume"
+  if env "${shard_env[@]}" N=3 bash "$root/ci/slurm/merge.sbatch" >"$w/merge3.log" 2>&1; then
+    fail "merge.sbatch succeeded with shards missing"
+  fi
+  if env "${shard_env[@]}" SLURM_ARRAY_TASK_ID=2 bash "$root/ci/slurm/campaign.sbatch" >/dev/null 2>&1; then
+    fail "campaign.sbatch ran task 2 of a 2-task array"
+  fi
+  echo "slurm_test: submit's checks and --dry-run, campaign.sbatch and merge.sbatch by hand: PASS"
+}
+
+if [[ "$mode" == scripts ]]; then
+  w="$(mktemp -d "${TMPDIR:-/tmp}/sfz-slurm-scripts.XXXXXX")"
+  trap 'rm -rf "$w"' EXIT
+  scripts_checks "$w"
+  exit 0
+fi
+
 [[ $(id -u) -eq 0 ]] || skip "needs root to run slurmd (it runs jobs as their user)"
 for b in munged mungekey slurmctld slurmd sbatch squeue sinfo scancel; do
   command -v "$b" >/dev/null || skip "$b not installed (apt-get install slurm-wlm munge)"
 done
-[[ -x "$bin" ]] || fail "no stabfuzz binary at $bin"
-[[ -x "$union" ]] || fail "no campaign_union_check binary at $union"
 
 # Short path: the munge socket lives under it.
 work="$(mktemp -d "${TMPDIR:-/tmp}/sfz-slurm.XXXXXX")"

@@ -83,6 +83,11 @@ scripts_checks() {
   env "${shard_env[@]}" STABFUZZ_MERGE_ARGS="" bash "$root/ci/slurm/merge.sbatch" >"$w/merge.log" 2>&1 ||
     fail "merge.sbatch failed: $(tail -n 5 "$w/merge.log")"
   "$union" "$out/merged" "$out/shard-1" "$out/shard-2" || fail "merged run is not the union of the 2 shards"
+  # Merge flags go through quoted: a baseline whose path has a space gets its diff.
+  env "${shard_env[@]}" STABFUZZ_MERGE_ARGS="$(printf '%q ' --baseline "$out/shard-1")" \
+    bash "$root/ci/slurm/merge.sbatch" >"$w/merge-base.log" 2>&1 ||
+    fail "merge.sbatch --baseline failed: $(tail -n 5 "$w/merge-base.log")"
+  [[ -s "$out/merged/diff.md" ]] || fail "merge.sbatch with STABFUZZ_MERGE_ARGS=--baseline wrote no diff.md"
   # A campaign exiting 2 (bad flag) fails its task; a merge missing a shard fails.
   if env "${shard_env[@]}" OUT="$w/run bad" STABFUZZ_CAMPAIGN_ARGS="--no-such-flag" SLURM_ARRAY_TASK_ID=0 \
     bash "$root/ci/slurm/campaign.sbatch" >"$w/bad.log" 2>&1; then

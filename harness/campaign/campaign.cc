@@ -238,6 +238,13 @@ bool Campaign::plan_next_round() {
     in.jobs = o_.jobs;
     in.worker_seconds_total = o_.time_s * o_.jobs;
     in.worker_seconds_left = std::max(0.0, time_left() - 0.5) * o_.jobs;
+    // What units really cost beyond their slice on this machine today (load, shrinking, start-up).
+    double over = 0;
+    int n = 0;
+    for (const auto& r : state_.rounds)
+      for (const auto& u : r.units)
+        if (u.status == "done") over += std::max(0.0, u.seconds - u.budget_s), ++n;
+    in.overhead_s = n > 0 ? over / n : kUnitOverheadS;
     planned = plan_round(items_, stats_, in);
   }
   if (planned.empty()) return false;

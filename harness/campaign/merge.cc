@@ -160,15 +160,110 @@ int findings_exit_code(const std::vector<json::Value>& findings) {
   return 0;
 }
 
-int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out) {
+namespace {
+
+// Worst finding of each implementation x dtype.
+std::map<std::string, const reports::Finding*> worst_per_pair(const reports::RunData& run) {
+  std::map<std::string, const reports::Finding*> out;
+  for (const auto& f : run.findings) {
+    auto [it, inserted] = out.emplace(f.impl + " " + f.dtype, &f);
+    if (!inserted && reports::worse(f, *it->second)) it->second = &f;
+  }
+  return out;
+}
+
+PairDiff pair_diff(const reports::RunData& before, const reports::RunData& after) {
+  PairDiff d;
+  std::map<std::string, const reports::ImplSummary*> old_rows;
+  for (const auto& r : before.results) old_rows[r.impl + " " + r.dtype] = &r;
+  const auto old_worst = worst_per_pair(before), new_worst = worst_per_pair(after);
+  auto describe = [](const reports::Finding* f) {
+    if (!f) return std::string("no finding recorded");
+    return f->severity + (f->failure.empty() ? ", ULP error " + reports::num(f->max_ulp) : ", " + f->failure) +
+           ", regime " + (f->regime.empty() ? "-" : f->regime) + "; replay: " + f->replay;
+  };
+  for (const auto& r : after.results) {
+    const std::string key = r.impl + " " + r.dtype;
+    const auto o = old_rows.find(key);
+    const reports::ImplSummary* before_row = o == old_rows.end() ? nullptr : o->second;
+    const auto nw = new_worst.find(key);
+    const reports::Finding* now = nw == new_worst.end() ? nullptr : nw->second;
+    if (r.injected()) {
+      if (before_row && before_row->failing_inputs > 0 && r.failing_inputs == 0)
+        d.lost_detection.push_back(key + ": detected last time, not in " + std::to_string(r.inputs) + " inputs now");
+      continue;
+    }
+    if (r.failing_inputs > 0 && (!before_row || before_row->failing_inputs == 0)) {
+      d.newly_failing.push_back(key + (before_row ? "" : " (not tested last time)") + ": " +
+                                std::to_string(r.failing_inputs) + " failing inputs; worst " + describe(now));
+    } else if (r.failing_inputs > 0) {
+      ++d.unchanged_failing;
+      const auto ow = old_worst.find(key);
+      if (now && ow != old_worst.end() && now->severity_rank() > ow->second->severity_rank())
+        d.worse.push_back(key + ": worst finding " + ow->second->severity + " -> " + describe(now));
+    } else if (before_row && before_row->failing_inputs > 0) {
+      const std::string what = key + ": no failing input in " + std::to_string(r.inputs) + " inputs (" +
+                               std::to_string(before_row->failing_inputs) + " failing of " +
+                               std::to_string(before_row->inputs) + " last time)";
+      (2 * r.inputs >= before_row->inputs ? d.fixed : d.undertested).push_back(what);
+    }
+  }
+  return d;
+}
+
+void render_pairs(const PairDiff& d, std::ostream& os, size_t max_lines) {
+  auto list = [&](const char* title, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    os << title << " (" << v.size() << "):\n";
+    for (size_t i = 0; i < v.size() && i < max_lines; ++i) os << "  " << v[i] << "\n";
+    if (v.size() > max_lines) os << "  ... " << v.size() - max_lines << " more in diff.md\n";
+  };
+  os << "references and libraries: " << d.newly_failing.size() << " pairs newly failing, " << d.worse.size()
+     << " worse, " << d.fixed.size() << " no longer failing (+" << d.undertested.size()
+     << " too little tested to tell), " << d.unchanged_failing
+     << " failing on both; planted bugs: " << d.lost_detection.size() << " no longer detected\n";
+  list("NEWLY FAILING", d.newly_failing);
+  list("WORSE", d.worse);
+  list("no longer failing", d.fixed);
+  list("not failing, but tested on fewer than half last time's inputs", d.undertested);
+  list("planted bugs no longer detected (a detector's miss, not the library's)", d.lost_detection);
+}
+
+json::Value strings_json(const std::vector<std::string>& v) {
+  json::Array a(v.begin(), v.end());
+  return json::Value(std::move(a));
+}
+
+}  // namespace
+
+int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out,
+                          size_t max_lines) {
   const reports::RunData before = reports::load_run(baseline);
   const reports::RunData after = reports::load_run(out_dir);
+  const PairDiff pairs = pair_diff(before, after);
   const reports::RunDiff d = reports::diff_runs(before, after);
-  const std::string text = reports::render_diff(d, before, after);
-  reports::write_text_atomically(out_dir + "/diff.md", text);
-  reports::write_json_atomically(out_dir + "/diff.json", reports::diff_json(d, before, after));
-  out << text;
-  return d.exit_code();
+  std::ostringstream full;
+  full << "# " << out_dir << " against " << baseline << "\n\n";
+  render_pairs(pairs, full, SIZE_MAX);
+  full << "\n## Every finding\n\n" << reports::render_diff(d, before, after);
+  reports::write_text_atomically(out_dir + "/diff.md", full.str());
+  json::Value j = reports::diff_json(d, before, after);
+  json::Value p;
+  p.set("newly_failing", strings_json(pairs.newly_failing));
+  p.set("worse", strings_json(pairs.worse));
+  p.set("no_longer_failing", strings_json(pairs.fixed));
+  p.set("undertested", strings_json(pairs.undertested));
+  p.set("failing_on_both", static_cast<long long>(pairs.unchanged_failing));
+  p.set("lost_detection", strings_json(pairs.lost_detection));
+  j.set("pairs", std::move(p));
+  j.set("exit_code", pairs.exit_code());
+  reports::write_json_atomically(out_dir + "/diff.json", j);
+  render_pairs(pairs, out, max_lines);
+  out << "findings: " << d.added.size() << " new, " << d.fixed.size() << " fixed, " << d.changed.size()
+      << " changed, " << d.unconfirmed.size() << " not recorded again (matched by "
+      << (d.same_seed ? "unit seed, engine and case" : "implementation, dtype and regime") << "; every one in "
+      << out_dir << "/diff.md)\n";
+  return pairs.exit_code();
 }
 
 int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {

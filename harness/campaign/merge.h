@@ -47,9 +47,22 @@ int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool co
 // finding (a planted bug is expected to), else 0.
 int findings_exit_code(const std::vector<json::Value>& findings);
 
-// Writes OUT/diff.md and OUT/diff.json against `baseline` and prints the diff on `out`; returns the
-// diff's exit status (1: a new or worse finding in a reference or library, or a lost detection).
-int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out);
+// The morning answer of a campaign, per implementation x dtype: fuzzing finds other inputs of a
+// known bug every night, so what a nightly job acts on is a reference or library pair that fails
+// now and did not (or was not tested), or whose worst finding got more severe.
+struct PairDiff {
+  std::vector<std::string> newly_failing, worse, fixed, lost_detection;  // "impl dtype: detail"
+  // Failing last time, not now, but tested on fewer than half as many inputs: no verdict.
+  std::vector<std::string> undertested;
+  size_t unchanged_failing = 0;  // reference/library pairs failing on both nights
+  int exit_code() const { return newly_failing.empty() && worse.empty() ? 0 : 1; }
+};
+
+// Writes OUT/diff.md (the pair summary, then every finding matched as `report --diff` does) and
+// OUT/diff.json, prints the pair summary on `out` (at most `max_lines` entries per list), and
+// returns PairDiff::exit_code().
+int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out,
+                          size_t max_lines = 15);
 
 struct MergeOptions {
   std::vector<std::string> dirs;  // run or campaign directories (shards)

@@ -92,7 +92,8 @@ Engine round_engine(int round) { return round % 2 == 1 ? Engine::property : Engi
 std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items, const std::vector<ItemStats>& stats,
                                     const PlanInput& in) {
   std::vector<PlannedUnit> out;
-  if (items.empty() || in.worker_seconds_left < kMinSliceS + kUnitOverheadS) return out;
+  const double overhead = std::max(0.0, in.overhead_s);
+  if (items.empty() || in.worker_seconds_left < kMinSliceS + overhead) return out;
   const Engine engine = round_engine(in.round);
   std::vector<size_t> eligible;
   for (size_t k = 0; k < items.size(); ++k)
@@ -101,7 +102,7 @@ std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items, const st
   const auto n = static_cast<double>(eligible.size());
   if (in.round <= 2) {
     const double share = std::min(0.3 * in.worker_seconds_total, in.worker_seconds_left);
-    const double slice = std::clamp(share / n - kUnitOverheadS, kMinSliceS, 600.0);
+    const double slice = std::clamp(share / n - overhead, kMinSliceS, 600.0);
     for (size_t k : eligible) out.push_back({k, slice});
     return out;
   }
@@ -115,15 +116,15 @@ std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items, const st
   std::vector<size_t> order = eligible;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
   for (size_t k : order) {
-    const double slice = budget * w[k] / total - kUnitOverheadS;
+    const double slice = budget * w[k] / total - overhead;
     if (slice < kMinSliceS) continue;
     out.push_back({k, std::min(slice, 600.0)});
   }
   if (out.empty())  // too little left to share: the heaviest items get the minimum slice
     for (size_t k : order) {
-      if (budget < kMinSliceS + kUnitOverheadS) break;
+      if (budget < kMinSliceS + overhead) break;
       out.push_back({k, kMinSliceS});
-      budget -= kMinSliceS + kUnitOverheadS;
+      budget -= kMinSliceS + overhead;
     }
   std::sort(out.begin(), out.end(), [](const PlannedUnit& a, const PlannedUnit& b) { return a.item < b.item; });
   return out;

@@ -324,6 +324,8 @@ void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) 
   argv.push_back(nullptr);
   int argc = static_cast<int>(args.size());
   char** pargv = argv.data();
+  for (const Target* t : state.exec->targets())  // library modules load before the clock starts
+    if (t->prepare) t->prepare();
   state.start = Clock::now();
   state.next_progress = state.start + std::chrono::seconds(opts.progress_tty ? 1 : 5);
   if (!passive)  // libFuzzer's own limits (-runs, -max_total_time) end with exit(0)

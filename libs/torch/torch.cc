@@ -142,6 +142,12 @@ void register_torch(Registry& registry) {
     if (spec->f16) t.dtypes.push_back(DType::f16);
     if (spec->bf16) t.dtypes.push_back(DType::bf16);
     t.native = [spec](const Input& in) { return module().run(spec->id, prepared(in, *spec)); };
+    t.prepare = [] {
+      try {
+        (void)module();
+      } catch (const std::exception&) {  // the first call reports it, as an error of that input
+      }
+    };
     registry.add_target(entry.family, std::move(t));
   }
 }

@@ -80,6 +80,9 @@ struct Target {
   // Runs in a forked child (harness/campaign/isolate.h): a crash or hang becomes a finding of
   // kind crash/timeout and the campaign goes on. Plugins always; libraries may opt in.
   bool isolated = false;
+  // Optional: loads what the first call needs (libtorch's module takes 1-2 s), so that a run's
+  // time budget starts after it instead of spending a short slice on loading.
+  std::function<void()> prepare;
 };
 
 struct Regime {

@@ -70,8 +70,8 @@ SF_HD constexpr double digit_scale(int n) {
   // 0.35: chosen among 0.15-1.0 at seed 1 of `stabfuzz calibrate --runs 250`, with independent
   // rounding directions. With balanced lanes (two up, two down: Stoch::rounding_bits) and the
   // variance's correction applied before squaring, unchanged: `stabfuzz calibrate` (2400 cases)
-  // agrees within one digit in 95.8/96.0/96.3/96.0/95.6% at seeds 1-5, overclaims 0.3/0.5/0.4/
-  // 0.2/0.7%. Gaussian theory for 4 independent samples caps agreement near 95% for any kappa.
+  // agrees within one digit in 95.8/95.8/96.8/96.6/95.5% at seeds 1-5, overclaims 0.4/0.3/0.3/
+  // 0.3/0.3%. Gaussian theory for 4 independent samples caps agreement near 95% for any kappa.
   constexpr double kSqrt[] = {1, 1, 1.41421356, 1.73205081, 2, 2.23606798, 2.44948974, 2.64575131,
                               2.82842712, 3, 3.16227766, 3.31662479, 3.46410162, 3.60555128,
                               3.74165739, 3.87298335, 4};

@@ -55,6 +55,8 @@ Run::Run(uint64_t seed, uint64_t stream, Config config)
     : saved_hot_(hot), saved_log_(std::move(thread_log())), saved_mxcsr_(get_mxcsr()) {
   hot = HotState{};
   hot.key = stream_key(seed, stream);
+  // Word 0 of the stream (random_bits draws words 1, 2, ...).
+  hot.pattern_word = (stream_word(hot.key, 0) >> 1) | (uint64_t{1} << 63);
   hot.detect = config.detect;
   hot.cancel_digits = config.cancel_digits;
   // A +/- can only lose k digits if the exponent drops by at least k*log2(10) - 1 bits.

@@ -178,15 +178,18 @@ struct MeanStable {
 };
 
 // var/cpu/stable and std/cpu/stable: corrected two-pass algorithm (Chan, Golub & LeVeque 1983)
-// on data scaled by a power of two into [1, 2): the mean is taken around x_0 (exact shifts for
-// mean-shifted rows), and sum((x - m)^2) - (sum(x - m))^2 / n cancels the mean's rounding error
-// to first order. The scaling keeps var of 1e20 (f32) and std of 1e-200 (f64) in range.
+// on data scaled by a power of two into [1, 2): the mean m is taken around x_0 (exact shifts for
+// mean-shifted rows), and its rounding error c = sum(x - m) / n is subtracted from each centred
+// value before squaring, sum((x - m - c)^2) = sum((x - m)^2) - (sum(x - m))^2 / n, as layer_norm's
+// corrected two-pass does. Not the equivalent s2 - square(s1) / n: under CESTAC s1 is a
+// computational zero (m rounds up in some samples, down in others), square() drops it, and the
+// result carries a bias n c^2 that no sample's spread shows (overclaimed digits in calibrate).
+// The scaling keeps var of 1e20 (f32) and std of 1e-200 (f64) in range.
 template <bool kStd>
 struct VarianceStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
-    using std::fabs;
     using std::sqrt;
     const std::vector<T>& x = a.x.at(0);
     const size_t n = x.size();
@@ -200,11 +203,9 @@ struct VarianceStable {
     const T nn = T(static_cast<double>(n));
     const T mean = xs[0] + pairwise_sum(d.data(), n) / nn;
     for (size_t i = 0; i < n; ++i) d[i] = xs[i] - mean;
-    const T s1 = pairwise_sum(d.data(), n);
-    for (auto& v : d) v = square(v);
-    const T s2 = pairwise_sum(d.data(), n);
-    T v = (s2 - square(s1) / nn) / T(static_cast<double>(n) - correction);
-    v = (v + fabs(v)) * T(0.5);  // max(v, 0) sample by sample: var >= 0 although s2 - s1^2/n rounds
+    const T c = pairwise_sum(d.data(), n) / nn;  // the mean's rounding error, to first order
+    for (auto& v : d) v = square(v - c);
+    const T v = pairwise_sum(d.data(), n) / T(static_cast<double>(n) - correction);
     return {kStd ? scale_pow2(sqrt(v), -k) : scale_pow2(v, -2 * k)};
   }
 };

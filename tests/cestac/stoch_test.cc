@@ -71,17 +71,67 @@ TEST(Stoch, ExactOperationsKeepAllDigits) {
 }
 
 TEST(Stoch, CatastrophicCancellationInFloatLeavesNoDigits) {
-  // (1e8 + 1) - 1e8 in f32: the spacing at 1e8 is 8, so the 1 is pure rounding noise. With
-  // probability 1/8 all three samples round up together and the noise is invisible (CESTAC's
-  // known blind spot); over 200 streams at least 3/4 must report zero digits.
-  int zero = 0;
+  // (1e8 + 1) - 1e8 in f32: the spacing at 1e8 is 8, so the 1 is pure rounding noise. Every
+  // operation rounds two lanes up and two down, so the noise is never invisible (with independent
+  // directions all samples would round up together 1 time in 8: CESTAC's classical blind spot).
+  // Which lanes round up is random: lane 0 sees 8 in some streams and 0 in others.
+  int zero = 0, lane0_up = 0;
   for (uint64_t stream = 0; stream < 200; ++stream) {
     cestac::Run run(7, stream);
     F x = (F(1e8f) + F(1.0f)) - F(1e8f);
     zero += x.digits() == 0.0;
+    lane0_up += x.s[0] == 8.0f;
   }
-  EXPECT_GE(zero, 150);
-  EXPECT_LE(zero, 199);  // and sometimes the samples agree: the rounding really is random
+  EXPECT_EQ(zero, 200);
+  EXPECT_GE(lane0_up, 70);
+  EXPECT_LE(lane0_up, 130);
+}
+
+TEST(Stoch, EveryOperationRoundsTwoLanesUpAndTwoDown) {
+  // 1/3 is inexact: two of the four lanes hold RU(1/3), two RD(1/3), in a pattern that varies.
+  int lane_up[4] = {};
+  for (uint64_t stream = 0; stream < 400; ++stream) {
+    cestac::Run run(5, stream);
+    const D x = D(1.0) / D(3.0);
+    int up = 0;
+    for (int i = 0; i < 4; ++i) {
+      const bool u = x.s[i] > 1.0 / 3.0;
+      up += u;
+      lane_up[i] += u;
+    }
+    EXPECT_EQ(up, 2);
+  }
+  for (int i = 0; i < 4; ++i) {  // each lane rounds up with probability 1/2
+    EXPECT_GE(lane_up[i], 150);
+    EXPECT_LE(lane_up[i], 250);
+  }
+}
+
+TEST(Stoch, RoundingBitsAreRefilledOnTheSlowPath) {
+  // +, x and / take their rounding pattern with no inline refill; the slow path they branch to
+  // refills the bits. 3000 divisions in a row (63 bits last 21 operations) must each still round
+  // two lanes up and two down, in patterns that keep changing, and replay from the seed.
+  auto patterns = [](uint64_t seed) {
+    cestac::Run run(seed, 0);
+    std::vector<int> p;
+    for (int k = 0; k < 3000; ++k) {
+      const D x = D(1.0) / D(3.0);
+      int bits = 0, up = 0;
+      for (int i = 0; i < 4; ++i) {
+        bits |= (x.s[i] > 1.0 / 3.0) << i;
+        up += x.s[i] > 1.0 / 3.0;
+      }
+      EXPECT_EQ(up, 2);
+      p.push_back(bits);
+    }
+    return p;
+  };
+  const std::vector<int> a = patterns(11), b = patterns(11), c = patterns(12);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  int counts[16] = {};
+  for (int v : a) ++counts[v];
+  for (int v : {3, 5, 6, 9, 10, 12}) EXPECT_GE(counts[v], 250);  // 1/8 or 1/4 of 3000 each
 }
 
 RC_GTEST_PROP(Stoch, EverySampleIsTheDownwardOrUpwardRounding, (double a, double b)) {

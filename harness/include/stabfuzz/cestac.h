@@ -1,11 +1,11 @@
 // CESTAC runtime state: the per-thread random-rounding stream, configuration, instability log and
 // the rounding mode of a run.
 //
-// Every Stoch operation draws one random bit per sample from a counter-based generator keyed by
-// (seed, stream), so a run replays bit for bit from its seed and threads never share state. The
-// inline fast path of each operation only calls into this file's noinline slow path when an
-// instability occurs; the slow path records the return address, which is symbolized to file:line
-// at report time.
+// Every Stoch operation draws random bits (its rounding directions) from a counter-based
+// generator keyed by (seed, stream), so a run replays bit for bit from its seed and threads never
+// share state. The inline fast path of each operation only calls into this file's noinline slow
+// path when an instability occurs (or, for +, x and /, when its random bits need a refill); the
+// slow path records the return address, which is symbolized to file:line at report time.
 //
 // Rounding mode: a Run switches the calling thread's SSE rounding (MXCSR) to round toward +inf,
 // as CADNA does, so that one vector instruction per operation rounds every sample up or, through
@@ -89,6 +89,12 @@ struct HotState {
   double cancel_ratio = 0x1p-14;
   // MXCSR inside the run (round toward +inf); 0 outside any run.
   uint32_t run_mxcsr = 0;
+  static constexpr uint64_t kFreshPatternWord = (stream_word(0x5eed, 0) >> 1) | (uint64_t{1} << 63);
+  // Random bits of the rounding patterns of four-lane operations, below a sentinel 1 bit like
+  // `word`, and never fewer than 3 between operations (take_pattern_index): the operations whose
+  // fast path already branches to a slow path refill it there, not inline.
+  // (A Run seeds it with word 0 of its stream.)
+  uint64_t pattern_word = kFreshPatternWord;
 };
 inline thread_local HotState hot{};
 
@@ -133,6 +139,30 @@ __attribute__((always_inline)) inline uint32_t random_bits(HotState& ts, int n) 
     w = (stream_word(ts.key, ++ts.counter) >> 1) | (uint64_t{1} << 63);
   ts.word = w >> n;
   return static_cast<uint32_t>(w & ((uint64_t{1} << n) - 1));
+}
+
+// The 3-bit index of a four-lane operation's rounding pattern, with no refill on this path: the
+// caller tests pattern_word_low() and refills (refill_pattern_word) in the slow path it takes
+// for other rare cases anyway, so that the inline operation holds no extra branch or call.
+__attribute__((always_inline)) inline uint32_t take_pattern_index(HotState& ts) {
+  const uint64_t w = ts.pattern_word;
+  ts.pattern_word = w >> 3;
+  return static_cast<uint32_t>(w & 7u);
+}
+// Whether fewer than 3 bits are left for the next operation.
+__attribute__((always_inline)) inline bool pattern_word_low(const HotState& ts) {
+  return (ts.pattern_word >> 3) == 0;
+}
+// 63 fresh bits under the sentinel when fewer than 3 are left (slow paths only).
+inline void refill_pattern_word(HotState& ts) {
+  if (pattern_word_low(ts))
+    ts.pattern_word = (stream_word(ts.key, ++ts.counter) >> 1) | (uint64_t{1} << 63);
+}
+// take_pattern_index for operations without a slow path: refills inline.
+__attribute__((always_inline)) inline uint32_t take_pattern_index_refill(HotState& ts) {
+  const uint32_t i = take_pattern_index(ts);
+  if (pattern_word_low(ts)) [[unlikely]] refill_pattern_word(ts);
+  return i;
 }
 
 // Slow path: records one instability of `kind` at the caller's caller. Never inlined, so that

@@ -142,7 +142,7 @@ std::string help_text() {
         "  stabfuzz inject [--family F|all] --budget-s S [--seed S] [--generator regimes|uniform]\n"
         "           [--json PATH] [--save-corpus DIR]\n"
         "  stabfuzz replay PATH... [--junit FILE]   (corpus files or directories; exit 1 if one fails)\n"
-        "  stabfuzz fuzz --target FAMILY [--impl ID] [--dtype D] [--time S] [--runs N] [--seed S]\n"
+        "  stabfuzz fuzz --target FAMILY [--impl ID] [--dtype D] [--time DURATION] [--runs N] [--seed S]\n"
         "           [--corpus DIR] [--feedback error|coverage] [--keep-going] [--out DIR] [-- LIBFUZZER_FLAGS]\n"
         "  stabfuzz fuzz-compare [MUTANT...] [--runs N] [--time S] [--seed S] [--out DIR] [--json PATH]\n"
         "  stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr X] [--steps N]\n"

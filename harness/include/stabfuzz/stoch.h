@@ -80,7 +80,7 @@ class Stoch {
       S4::store(r.s, vr);
       // One test for the rare cases: a sample at overflow, an exponent drop that may be a
       // cancellation (never with detection off: the ratio is 0), random bits to refill.
-      if (!add_fast_ok(va, vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
+      if (!detail::add_fast_ok<T>(va, vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
         S4::store(r.s, add_slow(va, vb, vr));
       return r;
     } else {
@@ -123,7 +123,7 @@ class Stoch {
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) * vb, m);
       S4::store(r.s, vr);
-      if (!mul_fast_ok(va, vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
+      if (!detail::mul_fast_ok<T>(va, vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
         S4::store(r.s, mul_slow(va, vb, vr));
       return r;
     } else {
@@ -165,7 +165,7 @@ class Stoch {
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) / vb, m);
       S4::store(r.s, vr);
-      if (!div_fast_ok(vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
+      if (!detail::div_fast_ok<T>(vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
         S4::store(r.s, div_slow(va, vb, vr));
       return r;
     } else {
@@ -530,27 +530,10 @@ class Stoch {
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
   }
 
-  // The fast paths' tests of +, x and /: true when nothing needs the slow path.
-  static SF_ALWAYS_INLINE bool add_fast_ok(SV va, SV vb, SV vr, const HotState& ts) {
-    using S4 = detail::Simd4<T>;
-    const T ratio = static_cast<T>(ts.cancel_ratio);
-    return S4::all(S4::below_overflow(vr) &
-                   (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio));
-  }
-  static SF_ALWAYS_INLINE bool mul_fast_ok(SV va, SV vb, SV vr, const HotState& ts) {
-    using S4 = detail::Simd4<T>;
-    return S4::all(S4::below_overflow(vr)) &&
-           !(ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb));
-  }
-  static SF_ALWAYS_INLINE bool div_fast_ok(SV vb, SV vr, const HotState& ts) {
-    using S4 = detail::Simd4<T>;
-    return S4::all(S4::below_overflow(vr)) && !(ts.detect && !S4::clearly_nonzero(vb));
-  }
-
   // Each slow path refills the random bits first; taken for that alone, it returns at once.
   static SF_SLOW_PATH SV add_slow(SV va, SV vb, SV vr) {
     refill_pattern_word(hot);
-    if (add_fast_ok(va, vb, vr, hot)) return vr;
+    if (detail::add_fast_ok<T>(va, vb, vr, hot)) return vr;
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
     const Stoch a = from_vector(va), b = from_vector(vb);
     Stoch r = from_vector(vr);
@@ -564,7 +547,7 @@ class Stoch {
 
   static SF_SLOW_PATH SV mul_slow(SV va, SV vb, SV vr) {
     refill_pattern_word(hot);
-    if (mul_fast_ok(va, vb, vr, hot)) return vr;
+    if (detail::mul_fast_ok<T>(va, vb, vr, hot)) return vr;
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
     const Stoch a = from_vector(va), b = from_vector(vb);
     Stoch r = from_vector(vr);
@@ -584,7 +567,7 @@ class Stoch {
 
   static SF_SLOW_PATH SV div_slow(SV va, SV vb, SV vr) {
     refill_pattern_word(hot);
-    if (div_fast_ok(vb, vr, hot)) return vr;
+    if (detail::div_fast_ok<T>(vb, vr, hot)) return vr;
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
     const Stoch a = from_vector(va), b = from_vector(vb);
     Stoch r = from_vector(vr);

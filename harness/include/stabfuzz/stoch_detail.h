@@ -486,6 +486,28 @@ SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
   return static_cast<float>(r);
 }
 
+// The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
+// overflow, no exponent drop that may be a cancellation, no operand that may be a computational
+// zero; with detection off the cancellation ratio is 0 and only overflow is tested).
+template <class T>
+SF_ALWAYS_INLINE bool add_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb, typename Simd4<T>::V vr,
+                                  const HotState& ts) {
+  using S4 = Simd4<T>;
+  const T ratio = static_cast<T>(ts.cancel_ratio);
+  return S4::all(S4::below_overflow(vr) & (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio));
+}
+template <class T>
+SF_ALWAYS_INLINE bool mul_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb, typename Simd4<T>::V vr,
+                                  const HotState& ts) {
+  using S4 = Simd4<T>;
+  return S4::all(S4::below_overflow(vr)) && !(ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb));
+}
+template <class T>
+SF_ALWAYS_INLINE bool div_fast_ok(typename Simd4<T>::V vb, typename Simd4<T>::V vr, const HotState& ts) {
+  using S4 = Simd4<T>;
+  return S4::all(S4::below_overflow(vr)) && !(ts.detect && !S4::clearly_nonzero(vb));
+}
+
 }  // namespace detail
 
 }  // namespace stabfuzz::cestac

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "stabfuzz/errors.h"
 
@@ -28,6 +29,13 @@ void FindingsWriter::append(const json::Value& finding) {
   if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)
     throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
   ::fsync(::fileno(f_));
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
 }
 
 std::string move_previous_run(const std::string& dir) {

@@ -30,6 +30,9 @@ class FindingsWriter {
 // Returns that directory, or "" when DIR held no findings.jsonl or summary.json.
 std::string move_previous_run(const std::string& dir);
 
+// A whole file's contents, "" when it is missing or unreadable (callers treat both as absent).
+std::string read_text(const std::string& path);
+
 // Writes pretty JSON through a temporary file and rename(): readers never see half a file.
 void write_json_atomically(const std::string& path, const json::Value& v);
 

@@ -40,16 +40,10 @@ using Clock = std::chrono::steady_clock;
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) { g_interrupted = 1; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // A killed campaign may leave half a line at the end of findings.jsonl: cut it (its unit re-runs).
 void cut_torn_tail(const std::string& path) {
-  const std::string text = slurp(path);
+  const std::string text = reports::read_text(path);
   if (text.empty() || text.back() == '\n') return;
   const size_t keep = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
   if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
@@ -199,7 +193,7 @@ void Campaign::rebuild_stats() {
       }
     }
   if (!o_.baseline.empty()) {
-    const std::string text = slurp(o_.baseline + "/summary.json");
+    const std::string text = reports::read_text(o_.baseline + "/summary.json");
     try {
       const json::Value b = json::parse(text);
       for (const auto& row : b.at("results").as_array()) {
@@ -398,7 +392,7 @@ void Campaign::finish_unit(const Running& r, int status) {
   } else {
     u.status = "error";
     u.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::string text = slurp(dir + "/log.txt"), last;
+    std::string text = reports::read_text(dir + "/log.txt"), last;
     std::stringstream ss(text);
     for (std::string line; std::getline(ss, line);)
       if (!line.empty()) last = line;
@@ -408,7 +402,7 @@ void Campaign::finish_unit(const Running& r, int status) {
     if (u.engine == Engine::fuzz) stats_[u.item].fuzz_failed = true;
   }
   if (u.engine == Engine::fuzz) {
-    const std::string s = slurp(dir + "/summary.json");
+    const std::string s = reports::read_text(dir + "/summary.json");
     try {
       if (!s.empty()) u.executions = static_cast<int64_t>(json::parse(s).at("executions").as_number());
     } catch (const std::exception&) {

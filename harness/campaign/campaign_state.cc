@@ -16,12 +16,6 @@
 namespace stabfuzz::campaign {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 json::Value strings(const std::vector<std::string>& v) {
   json::Array a;
@@ -96,7 +90,7 @@ void save_state(const CampaignState& s, const std::string& out_dir) {
 
 CampaignState load_state(const std::string& out_dir) {
   const std::string path = out_dir + "/campaign.json";
-  const std::string text = slurp(path);
+  const std::string text = reports::read_text(path);
   if (text.empty()) throw InputError(path + " is missing or empty");
   CampaignState s;
   try {
@@ -159,7 +153,7 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
     for (const auto& u : r.units) {
       ++status_count[u.status];
       if (u.status == "pending" || u.status == "skipped" || u.status == "running") continue;
-      const std::string text = slurp(out_dir + "/" + u.dir + "/summary.json");
+      const std::string text = reports::read_text(out_dir + "/" + u.dir + "/summary.json");
       if (text.empty()) continue;  // crashed before its summary: its findings and failure are kept
       try {
         const json::Value j = json::parse(text);

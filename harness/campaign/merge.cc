@@ -41,12 +41,6 @@ double number_or(const json::Value& v, const char* key, double def) {
   return x && (x->is_number() || x->is_string()) ? x->as_number() : def;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
@@ -277,7 +271,7 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
   for (const auto& d : o.dirs) {
     std::error_code ec;
     if (fs::equivalent(d, o.out_dir, ec)) throw InputError("--out " + o.out_dir + " is one of the inputs");
-    const std::string s = slurp(d + "/summary.json");
+    const std::string s = reports::read_text(d + "/summary.json");
     if (s.empty()) throw InputError(d + " holds no summary.json (not a stabfuzz run directory)");
     try {
       summaries.push_back(json::parse(s));
@@ -290,7 +284,7 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
   int shard_count = 0;
   std::set<std::string> settings;
   for (const auto& d : o.dirs) {
-    const std::string text = slurp(d + "/campaign.json");
+    const std::string text = reports::read_text(d + "/campaign.json");
     if (text.empty()) continue;
     try {
       const json::Value c = json::parse(text);

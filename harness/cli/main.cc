@@ -122,12 +122,6 @@ int list_targets(std::ostream& os) {
   return 0;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string default_out_dir(const std::string& family, uint64_t seed) {
   return "runs/" + family + "-" + local_timestamp() + "-s" + std::to_string(seed) + "-p" + std::to_string(::getpid());
@@ -381,7 +375,7 @@ int run(const Options& o) {
   print_table(res, std::cout);
   std::cout << "findings: " << res.findings_path << "\nsummary:  " << res.summary_path << "\n";
   for (const auto& p : res.report_paths) std::cout << "report:   " << p << "\n";
-  if (!o.json.empty()) emit_json(o.json, json::parse(slurp(res.summary_path)));
+  if (!o.json.empty()) emit_json(o.json, json::parse(reports::read_text(res.summary_path)));
   return res.exit_code;
 }
 

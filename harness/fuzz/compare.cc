@@ -21,12 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // In process: the runner's inputs (regimes) or the uniform baseline, dtypes in turn as inject does,
 // with the CESTAC stream inject and replay use.
@@ -66,7 +60,7 @@ Trial fuzz_child(const Family& f, const Target& t, const std::string& feedback, 
   const int status = std::system(cmd.str().c_str());
   (void)status;
   Trial tr;
-  const std::string text = slurp(dir + "/summary.json");
+  const std::string text = reports::read_text(dir + "/summary.json");
   if (text.empty()) throw std::runtime_error("fuzz child wrote no summary: " + dir + "/stderr.txt");
   const json::Value s = json::parse(text);
   const auto first = static_cast<int64_t>(s.at("first_finding_execution").as_number());

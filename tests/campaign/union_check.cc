@@ -9,24 +9,19 @@
 #include <string>
 
 #include "harness/campaign/merge.h"
+#include "reports/findings.h"
 #include "reports/json.h"
 
 namespace {
 
 using stabfuzz::json::Value;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // "impl dtype" -> inputs, from DIR/summary.json.
 std::map<std::string, double> rows(const std::string& dir, bool* ok) {
   std::map<std::string, double> out;
   try {
-    const Value s = stabfuzz::json::parse(slurp(dir + "/summary.json"));
+    const Value s = stabfuzz::json::parse(stabfuzz::reports::read_text(dir + "/summary.json"));
     for (const auto& r : s.at("results").as_array())
       out[stabfuzz::campaign::pair_of(r)] += r.at("inputs").as_number();
   } catch (const std::exception& e) {

@@ -43,7 +43,7 @@ struct FuzzThroughput {
 
 struct Options {
   double seconds_per_measurement = 0.2;  // each timing repeats calls for at least this long
-  int repeats = 5;                       // the minimum over repeats is kept
+  int repeats = 10;                      // the minimum over repeats is kept
   bool detect = true;                    // CESTAC instability detection
 };
 

@@ -45,18 +45,29 @@ void begin_execution() {
   g_counters[0] = 1;
 }
 
+// Cumulative cells: an input sets the cells of every bucket up to its own, so that it brings a new
+// feature only when it goes past the largest error (or deficit, or instability count) reached
+// before in its slot. Single cells would reward every bucket not seen yet, smaller errors
+// included, and the corpus would fill with inputs that climb nowhere.
 void record(Feedback mode, const Verdict& v, DType d, size_t regime) {
   if (mode != Feedback::error) return;
   const size_t s = slot(d, regime);
-  g_counters[kRatioBase + s * kRatioBuckets + ratio_bucket(v)] = 1;
+  uint8_t* ratio = g_counters + kRatioBase + s * kRatioBuckets;
+  const size_t rb = ratio_bucket(v);
+  if (rb == kRatioBuckets - 1) {
+    ratio[rb] = 1;  // undecidable: a bucket of its own
+  } else {
+    std::memset(ratio, 1, rb + 1);  // a non-finite output lies above every finite ratio
+  }
   if (v.has_cestac) {
-    g_counters[kDigitBase + s * kDigitBuckets + digits_bucket(v)] = 1;
+    std::memset(g_counters + kDigitBase + s * kDigitBuckets, 1, digits_bucket(v) + 1);
     for (const auto& site : v.log.sites) {
-      // Kind x site x order of magnitude of the count: more instabilities at a site is progress.
+      // Kind x site x order of magnitude of the count, up to the count's own: more instabilities
+      // at a site is progress.
       const uint64_t h = cestac::mix64(static_cast<uint64_t>(site.address) * 31 +
-                                       static_cast<uint64_t>(site.kind) * 0x9e3779b97f4a7c15ULL +
-                                       static_cast<uint64_t>(std::bit_width(site.count)));
-      g_counters[kSiteBase + h % kSiteCells] = 1;
+                                       static_cast<uint64_t>(site.kind) * 0x9e3779b97f4a7c15ULL);
+      for (uint64_t m = 1; m <= static_cast<uint64_t>(std::bit_width(site.count)); ++m)
+        g_counters[kSiteBase + (h + m * 0x9e3779b97f4a7c15ULL) % kSiteCells] = 1;
     }
   }
 }

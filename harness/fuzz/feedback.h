@@ -2,8 +2,10 @@
 //
 // Besides code coverage, libFuzzer takes a feature from every non-zero byte of the section
 // `__libfuzzer_extra_counters`. One cell per (dtype, regime, bucket of log2(error / tolerance)),
-// per (dtype, regime, bucket of digits lost under CESTAC) and per hashed (instability kind, site):
-// an input that reaches a new bucket is kept, so the corpus climbs toward the failing region.
+// per (dtype, regime, bucket of digits lost under CESTAC) and per hashed (instability kind, site,
+// order of magnitude of its count). The cells are cumulative: an input sets every bucket up to its
+// own, so libFuzzer keeps it only when it goes past the largest error, deficit or count reached so
+// far, and the corpus climbs toward the failing region.
 // Cell 0 is touched by every execution (libFuzzer stops with "no interesting inputs" otherwise);
 // with feedback off (coverage only) it is the only one.
 #pragma once

@@ -89,15 +89,23 @@ void scaled_normalize(const std::vector<T>& c, T* y, T eps) {
 // being folded into a rounded mean: a constant row gives c = 0 exactly, and rows 1e4 + N(0,1)
 // get centred values whose error is u |x - mu| rather than u |mu| (d is exact by Sterbenz).
 //
-// Both means are formed as S mean(v / S), S = max |x| (an input, hence exact under CESTAC): every
-// term lies in [-2, 2], so no partial sum overflows f16 (x ~ 1000 over 4096 values sums to 4e6)
-// for n <= max / 4, at the price of one rounding per term, u sum |v| like the sum's own.
+// Both means are formed as 2^-k mean(v 2^k), with 2^k max|x| in [1, 2) (max|x| is an input, hence
+// exact under CESTAC): every term lies in [-4, 4], so no partial sum overflows f16 (x ~ 1000 over
+// 4096 values sums to 4e6) for n <= max / 4, and the scaling is exact (a multiplication, not a
+// rounded division: only terms below 2^(emin + k) lose bits).
 template <class T>
-T scaled_mean(const std::vector<T>& v, const T& s, std::vector<T>& w) {
+T scaled_mean(const std::vector<T>& v, long k, std::vector<T>& w) {
+  using reduce_detail::scale_pow2;
   const size_t n = v.size();
   w.resize(n);
-  for (size_t j = 0; j < n; ++j) w[j] = v[j] / s;
-  return (pairwise_sum(w.data(), n) / count<T>(n)) * s;
+  constexpr const Format& f = reduce_detail::FormatOf<T>::value;
+  if (k <= f.emax && k >= f.emin) {  // 2^k and 2^-k representable: one factor for every term
+    const T up(std::ldexp(1.0, static_cast<int>(k)));
+    for (size_t j = 0; j < n; ++j) w[j] = v[j] * up;
+  } else {
+    for (size_t j = 0; j < n; ++j) w[j] = scale_pow2(v[j], k);
+  }
+  return scale_pow2(pairwise_sum(w.data(), n) / count<T>(n), -k);
 }
 
 template <class T>
@@ -111,9 +119,10 @@ void layer_norm_row(const T* x, T* y, size_t n, T eps) {
     for (size_t j = 0; j < n; ++j) y[j] = T(0);
     return;
   }
-  const T mu1 = scaled_mean(d, s, w);
+  const long k = reduce_detail::pow2_exponent(s);
+  const T mu1 = scaled_mean(d, k, w);
   for (auto& v : d) v = v - mu1;
-  const T mu2 = scaled_mean(d, s, w);
+  const T mu2 = scaled_mean(d, k, w);
   for (auto& v : d) v = v - mu2;
   scaled_normalize(d, y, eps);
 }

@@ -15,24 +15,6 @@ namespace stabfuzz::targets {
 
 namespace reduce_detail {
 
-// The binary format of a scalar type (double, float, Half, BFloat16, or Stoch over one of them).
-template <class T>
-struct FormatOf;
-template <>
-struct FormatOf<double> {
-  static constexpr const Format& value = kF64;
-};
-template <>
-struct FormatOf<float> {
-  static constexpr const Format& value = kF32;
-};
-template <const Format& F>
-struct FormatOf<LowFloat<F>> {
-  static constexpr const Format& value = F;
-};
-template <class T, int N>
-struct FormatOf<Stoch<T, N>> : FormatOf<T> {};
-
 // v^2, except that an exact or computational zero squares to an exact 0: CESTAC counts the square
 // of a computational zero as an unstable multiplication (a self-validation failure), though a
 // term at the noise level cannot move a sum of squares. In native arithmetic this is v * v.
@@ -48,48 +30,6 @@ T max_abs(const std::vector<T>& x) {
   for (const T& v : x)
     if (fabs(v) > m) m = fabs(v);
   return m;
-}
-
-// v * 2^k in steps whose factors are representable; exact unless the result over- or underflows.
-template <class T>
-T scale_pow2(T v, long k) {
-  constexpr const Format& f = FormatOf<T>::value;
-  constexpr long kHi = f.emax, kLo = f.emin - f.p + 1;  // exponents of 2^emax and denorm_min
-  // The partial step goes first, so a result that underflows is rounded once, at the end.
-  while (k > kHi || k < kLo) {
-    const long step = k > kHi ? std::min(k - kHi, kHi) : std::max(k - kLo, kLo);
-    v = v * T(std::ldexp(1.0, static_cast<int>(step)));
-    k -= step;
-  }
-  return v * T(std::ldexp(1.0, static_cast<int>(k)));
-}
-
-// k with m * 2^k in [1, 2), for finite m > 0. Inputs are exact, so every comparison is exact.
-template <class T>
-long pow2_exponent(T m) {
-  constexpr int kStep = FormatOf<T>::value.emax / 2;
-  const T big = T(std::ldexp(1.0, kStep)), small = T(std::ldexp(1.0, -kStep));
-  long k = 0;
-  // Each loop ends within the format's exponent range; the bound only matters when the arithmetic
-  // itself is faulty (a fault mutant flushing m to 0 must give a wrong answer, not a hang).
-  constexpr int kMaxSteps = 4 * FormatOf<T>::value.emax;
-  for (int i = 0; m >= big && i < kMaxSteps; ++i) {
-    m = m * small;
-    k -= kStep;
-  }
-  for (int i = 0; m >= T(2) && i < kMaxSteps; ++i) {
-    m = m * T(0.5);
-    --k;
-  }
-  for (int i = 0; m < small && i < kMaxSteps; ++i) {
-    m = m * big;
-    k += kStep;
-  }
-  for (int i = 0; m < T(1) && i < kMaxSteps; ++i) {
-    m = m * T(2);
-    ++k;
-  }
-  return k;
 }
 
 // Exponent that keeps every partial sum of x finite: -g once max|x| >= 2^(emax - g), g = 32 (f64,

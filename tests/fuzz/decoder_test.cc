@@ -155,9 +155,32 @@ TEST(Feedback, CoverageModeTouchesOnlyTheConstantCell) {
   EXPECT_EQ(cells_set(), 1u);
   begin_execution();
   record(Feedback::error, v, DType::f32, 2);
-  EXPECT_EQ(cells_set(), 4u);  // constant, error bucket, digits bucket, site
+  // The constant, every error bucket up to v's, every digits bucket up to v's, and the site at
+  // count magnitudes 1 and 2 (count 3).
+  EXPECT_EQ(cells_set(), 1 + (ratio_bucket(v) + 1) + (digits_bucket(v) + 1) + 2u);
   begin_execution();
   EXPECT_EQ(cells_set(), 1u);  // cleared per execution
+}
+
+// Cumulative cells: an input with a smaller error than one seen before sets no cell that the
+// larger one did not, so libFuzzer finds no new feature in it; a larger error does.
+TEST(Feedback, OnlyLargerErrorsSetNewCells) {
+  Verdict big, small, bigger;
+  big.max_ratio = 1e-3;
+  small.max_ratio = 1e-9;
+  bigger.max_ratio = 0.5;
+  begin_execution();
+  record(Feedback::error, big, DType::f64, 1);
+  const size_t after_big = cells_set();
+  record(Feedback::error, small, DType::f64, 1);
+  EXPECT_EQ(cells_set(), after_big);
+  record(Feedback::error, bigger, DType::f64, 1);
+  EXPECT_EQ(cells_set(), after_big + (ratio_bucket(bigger) - ratio_bucket(big)));
+  Verdict nf;  // a non-finite output lies above every finite error
+  nf.nonfinite = true;
+  nf.max_ratio = INFINITY;
+  record(Feedback::error, nf, DType::f64, 1);
+  EXPECT_EQ(cells_set(), 1 + kRatioBuckets - 1);
 }
 
 }  // namespace

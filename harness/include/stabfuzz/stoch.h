@@ -67,14 +67,15 @@ class Stoch {
   // ---- arithmetic ------------------------------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch operator+(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = kSimd ? rounding_bits_no_refill(ts) : rounding_bits(ts);
+    const uint32_t pattern = kSimd ? take_pattern_index(ts) : 0;
+    const uint32_t bits = kSimd ? 0 : rounding_bits(ts);
     Stoch r;
     if constexpr (kLow) {
       for (int i = 0; i < kLanes; ++i)
         r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]), (bits >> i) & 1u);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
-      const auto m = S4::down_lanes(bits);
+      const auto m = S4::template pattern_lanes<kBalanced>(pattern);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) + S4::flip(vb, m), m);
       S4::store(r.s, vr);
@@ -107,7 +108,8 @@ class Stoch {
 
   friend SF_ALWAYS_INLINE Stoch operator*(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = kSimd ? rounding_bits_no_refill(ts) : rounding_bits(ts);
+    const uint32_t pattern = kSimd ? take_pattern_index(ts) : 0;
+    const uint32_t bits = kSimd ? 0 : rounding_bits(ts);
     Stoch r;
     if constexpr (kLow) {
       bool flushed = false;
@@ -119,7 +121,7 @@ class Stoch {
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
-      const auto m = S4::down_lanes(bits);
+      const auto m = S4::template pattern_lanes<kBalanced>(pattern);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) * vb, m);
       S4::store(r.s, vr);
@@ -149,7 +151,8 @@ class Stoch {
 
   friend SF_ALWAYS_INLINE Stoch operator/(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = kSimd ? rounding_bits_no_refill(ts) : rounding_bits(ts);
+    const uint32_t pattern = kSimd ? take_pattern_index(ts) : 0;
+    const uint32_t bits = kSimd ? 0 : rounding_bits(ts);
     Stoch r;
     if constexpr (kLow) {
       bool flushed = false;
@@ -161,7 +164,7 @@ class Stoch {
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
-      const auto m = S4::down_lanes(bits);
+      const auto m = S4::template pattern_lanes<kBalanced>(pattern);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) / vb, m);
       S4::store(r.s, vr);
@@ -429,11 +432,6 @@ class Stoch {
       return random_bits(ts, kLanes);
     }
   }
-  // rounding_bits for the SIMD +, x and /, whose slow path refills (see take_pattern_index).
-  static SF_ALWAYS_INLINE uint32_t rounding_bits_no_refill(HotState& ts) {
-    return (kBalanced >> (4 * take_pattern_index(ts))) & 15u;
-  }
-
   template <class U>
   static SF_ALWAYS_INLINE T nearest(U v) {
     if constexpr (std::is_same_v<T, float>) {
@@ -534,6 +532,8 @@ class Stoch {
   static SF_SLOW_PATH SV add_slow(SV va, SV vb, SV vr) {
     refill_pattern_word(hot);
     if (detail::add_fast_ok<T>(va, vb, vr, hot)) return vr;
+    // An exact sum (x_i - x_0 of inputs, by Sterbenz): check_sum_at would find nothing lost.
+    if (detail::Simd4<T>::exact_below_overflow(vr)) return vr;
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
     const Stoch a = from_vector(va), b = from_vector(vb);
     Stoch r = from_vector(vr);

@@ -309,18 +309,19 @@ struct Simd4 {
     const M b = {I(bits), I(bits), I(bits), I(bits)};
     return (b & sel) != 0;
   }
-  // The sign bit in lane i when bit i of `bits` is set: the lanes that round down. One load from a
-  // table of the 16 patterns.
-  static SF_ALWAYS_INLINE M down_lanes(uint32_t bits) {
+  // The lanes that round down under pattern `index` (< 8) of kPatterns, eight 4-bit patterns (bit i
+  // of a pattern: lane i): the sign bit in those lanes. One load from a table of the eight masks.
+  template <uint32_t kPatterns>
+  static SF_ALWAYS_INLINE M pattern_lanes(uint32_t index) {
     struct Table {
-      alignas(32) I m[16][4];
+      alignas(32) I m[8][4];
       constexpr Table() : m{} {
-        for (int b = 0; b < 16; ++b)
-          for (int i = 0; i < 4; ++i) m[b][i] = ((b >> i) & 1) ? kSign : I(0);
+        for (int p = 0; p < 8; ++p)
+          for (int i = 0; i < 4; ++i) m[p][i] = ((kPatterns >> (4 * p + i)) & 1) ? kSign : I(0);
       }
     };
     static constexpr Table kTable;
-    return load_mask(kTable.m[bits & 15u]);
+    return load_mask(kTable.m[index & 7u]);
   }
   static SF_ALWAYS_INLINE M load_mask(const I* p) {
     M v;
@@ -350,6 +351,11 @@ struct Simd4 {
   static SF_ALWAYS_INLINE M below_overflow(V r) {
     constexpr T kMax = std::numeric_limits<T>::max();
     return abs(r) < V{kMax, kMax, kMax, kMax};
+  }
+  // Every sample equal and below the overflow threshold: an exact result, with no noise to lose.
+  static SF_ALWAYS_INLINE bool exact_below_overflow(V r) {
+    const V s0 = V{r[0], r[0], r[0], r[0]};
+    return all((r == s0) & below_overflow(r));
   }
   // Sufficient test that the samples are not a computational zero, with no horizontal step: every
   // sample within |s0| / 8.1 of s0 (then max - min <= 2 max|s_i - s0| < |s0| / 4.05, the bound of

@@ -41,6 +41,48 @@ T max_abs(const T* x, size_t n) {
   return m;
 }
 
+template <class T>
+bool all_finite(const T* x, size_t stride, size_t n) {
+  using std::isfinite;
+  for (size_t i = 0; i < n; ++i)
+    if (!isfinite(x[i * stride])) return false;
+  return true;
+}
+
+// The exponent k with max|x_i| 2^k in [1, 2) (0 for a zero vector): x 2^k has entries below 2.
+template <class T>
+long unit_exponent(const T* x, size_t stride, size_t n) {
+  using std::fabs;
+  T m(0);
+  for (size_t i = 0; i < n; ++i)
+    if (fabs(x[i * stride]) > m) m = fabs(x[i * stride]);
+  return m == T(0) ? 0 : reduce_detail::pow2_exponent(m);
+}
+
+// pairwise_dot of a 2^ka and b 2^kb, the exponents from unit_exponent: every product lies below 4
+// and no partial sum of fewer than max/4 terms overflows. The true dot is the result times
+// 2^-(ka + kb), exactly (the scalings are exact unless a tiny entry underflows).
+template <class T>
+T unit_dot(const T* a, size_t sa, long ka, const T* b, size_t sb, long kb, size_t n, std::vector<T>& buf) {
+  using reduce_detail::scale_pow2;
+  buf.resize(n);
+  for (size_t i = 0; i < n; ++i) buf[i] = scale_pow2(a[i * sa], ka) * scale_pow2(b[i * sb], kb);
+  return pairwise_sum(buf.data(), n);
+}
+
+// pairwise_dot, computed again as unit_dot when it is not finite though every entry is (a product
+// or a partial sum overflowed, and inf - inf made it NaN): the result is then +-inf only when the
+// dot itself overflows.
+template <class T>
+T guarded_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vector<T>& buf) {
+  using std::isfinite;
+  const T d = pairwise_dot(a, sa, b, sb, n, buf);
+  if (isfinite(d) || !all_finite(a, sa, n) || !all_finite(b, sb, n)) return d;
+  const long ka = unit_exponent(a, sa, n), kb = unit_exponent(b, sb, n);
+  return reduce_detail::scale_pow2(unit_dot(a, sa, ka, b, sb, kb, n, buf), -(ka + kb));
+}
+
+
 inline size_t dim(const std::vector<int64_t>& shape, size_t k) {
   return static_cast<size_t>(shape.at(k));
 }
@@ -77,7 +119,7 @@ struct DotStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     std::vector<T> buf;
-    return {linalg_detail::pairwise_dot(a.x[0].data(), 1, a.x[1].data(), 1, a.x[0].size(), buf)};
+    return {linalg_detail::guarded_dot(a.x[0].data(), 1, a.x[1].data(), 1, a.x[0].size(), buf)};
   }
 };
 
@@ -91,18 +133,26 @@ struct GemmStable {
     for (size_t i = 0; i < m; ++i)
       for (size_t j = 0; j < n; ++j)
         c[i * n + j] =
-            linalg_detail::pairwise_dot(a.x[0].data() + i * k, 1, a.x[1].data() + j, n, k, buf);
+            linalg_detail::guarded_dot(a.x[0].data() + i * k, 1, a.x[1].data() + j, n, k, buf);
     return c;
   }
 };
 
 // attention/cpu/stable: scores in T (pairwise dots times scale), max-shifted softmax, weighted sum
-// with pairwise sums, one division by the normalizer per output.
+// with pairwise sums, one division by the normalizer per output. Where a score overflows (or a
+// product inside it does: inf - inf), the row's scores are taken in units of 2^-(kq + kk) instead
+// (unit_dot, finite), so that s_l - s_max = (t_l - t_max) 2^-(kq + kk) is -inf at worst and its
+// exp 0, never NaN; likewise a weighted sum of values near the overflow threshold is formed on
+// v 2^kv and scaled back after the division by the normalizer.
 struct AttentionStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
+    using linalg_detail::all_finite;
     using linalg_detail::dim;
+    using linalg_detail::unit_exponent;
+    using reduce_detail::scale_pow2;
     using std::exp;
+    using std::isfinite;
     const size_t s = dim(a.shape(0), 0), d = dim(a.shape(0), 1), t = dim(a.shape(1), 0);
     const size_t dv = dim(a.shape(2), 1);
     const auto prm = oracle::attention_params(*a.input, static_cast<double>(d));
@@ -113,16 +163,31 @@ struct AttentionStable {
     std::vector<T> o(s * dv), e(t), w(t), buf;
     for (size_t i = 0; i < s; ++i) {
       const size_t tl = prm.causal ? i + 1 : t;
-      for (size_t l = 0; l < tl; ++l)
+      bool finite = true;
+      for (size_t l = 0; l < tl; ++l) {
         e[l] = linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf) * scale;
+        finite = finite && isfinite(e[l]);
+      }
+      long ke = 0;  // the scores are e[l] 2^-ke
+      if (!finite && all_finite(q + i * d, 1, d) && all_finite(k, 1, tl * d)) {
+        const long kq = unit_exponent(q + i * d, 1, d), kk = unit_exponent(k, 1, tl * d);
+        for (size_t l = 0; l < tl; ++l)
+          e[l] = linalg_detail::unit_dot(q + i * d, 1, kq, k + l * d, 1, kk, d, buf) * scale;
+        ke = kq + kk;
+      }
       T m = e[0];
       for (size_t l = 1; l < tl; ++l)
         if (e[l] > m) m = e[l];
-      for (size_t l = 0; l < tl; ++l) e[l] = exp(e[l] - m);  // exponents <= 0: no overflow
-      const T z = pairwise_sum(e.data(), tl);                // z >= 1
+      for (size_t l = 0; l < tl; ++l)  // exponents <= 0: no overflow
+        e[l] = exp(ke == 0 ? e[l] - m : scale_pow2(e[l] - m, -ke));
+      const T z = pairwise_sum(e.data(), tl);  // z >= 1
       for (size_t j = 0; j < dv; ++j) {
         for (size_t l = 0; l < tl; ++l) w[l] = e[l] * v[l * dv + j];
         o[i * dv + j] = pairwise_sum(w.data(), tl) / z;
+        if (isfinite(o[i * dv + j]) || !all_finite(v + j, dv, tl)) continue;
+        const long kv = unit_exponent(v + j, dv, tl);  // sum e_l v_l overflowed: on v 2^kv
+        for (size_t l = 0; l < tl; ++l) w[l] = e[l] * scale_pow2(v[l * dv + j], kv);
+        o[i * dv + j] = scale_pow2(pairwise_sum(w.data(), tl) / z, -kv);
       }
     }
     return o;

@@ -124,5 +124,42 @@ TEST(Verdict, SelfValidationFailureInvalidatesTheRun) {
   EXPECT_EQ(v.detectors(), "cestac");
 }
 
+
+// An undecidable oracle means an exact value at 0 or a hair from a rounding boundary, with
+// unbounded conditioning: CESTAC's digits are not judged then, its invalid operations still are.
+TEST(Verdict, UndecidableOracleLeavesCestacDigitsUnjudged) {
+  const Family f = test_family(10);
+  const Input in = gen::row_input(DType::f64, {1.0});
+  OracleResult o;
+  o.decidable = false;
+  const CestacOutput few = cestac_output(1e-17, 2.0, true);
+  EXPECT_FALSE(judge(f, in, {0.0}, o, &few).cestac_fired);
+  CestacOutput invalid = few;
+  invalid.log.counts[static_cast<int>(cestac::Kind::unstable_division)] = 1;
+  EXPECT_TRUE(judge(f, in, {0.0}, o, &invalid).cestac_fired);
+  const CestacOutput nan_out = cestac_output(NAN, 0.0, true);  // finite_outputs family
+  EXPECT_TRUE(judge(f, in, {NAN}, o, &nan_out).cestac_fired);
+}
+
+// Samples that disagree on overflow at an output whose exact value overflows (a prefix within an
+// ULP of the threshold) show the exact value's rounding; the same divergence counts where the
+// exact output is finite, or where no output shows it.
+TEST(Verdict, OverflowDivergenceExplainedByAnOverflowingOutput) {
+  const Family f = test_family(10);
+  const Input in = gen::row_input(DType::f32, {1.0, 2.0});
+  CestacOutput c;
+  c.mean = {1.0, -INFINITY};
+  c.digits = {7.0, 0.0};
+  c.noisy = {0, 1};
+  c.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)] = 1;
+  EXPECT_FALSE(judge(f, in, {1.0, -INFINITY}, exact({1.0, -INFINITY}, {1, 1}), &c).cestac_fired);
+  EXPECT_TRUE(judge(f, in, {1.0, -INFINITY}, exact({1.0, -3e38}, {1, 1}), &c).cestac_fired);
+  CestacOutput hidden = c;  // every output finite: the divergence lies in an intermediate
+  hidden.mean = {1.0, 2.0};
+  hidden.digits = {7.0, 7.0};
+  hidden.noisy = {0, 0};
+  EXPECT_TRUE(judge(f, in, {1.0, 2.0}, exact({1.0, 2.0}, {1, 1}), &hidden).cestac_fired);
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -532,8 +532,6 @@ class Stoch {
   static SF_SLOW_PATH SV add_slow(SV va, SV vb, SV vr) {
     refill_pattern_word(hot);
     if (detail::add_fast_ok<T>(va, vb, vr, hot)) return vr;
-    // An exact sum (x_i - x_0 of inputs, by Sterbenz): check_sum_at would find nothing lost.
-    if (detail::Simd4<T>::exact_below_overflow(vr)) return vr;
     const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
     const Stoch a = from_vector(va), b = from_vector(vb);
     Stoch r = from_vector(vr);

@@ -352,11 +352,6 @@ struct Simd4 {
     constexpr T kMax = std::numeric_limits<T>::max();
     return abs(r) < V{kMax, kMax, kMax, kMax};
   }
-  // Every sample equal and below the overflow threshold: an exact result, with no noise to lose.
-  static SF_ALWAYS_INLINE bool exact_below_overflow(V r) {
-    const V s0 = V{r[0], r[0], r[0], r[0]};
-    return all((r == s0) & below_overflow(r));
-  }
   // Sufficient test that the samples are not a computational zero, with no horizontal step: every
   // sample within |s0| / 8.1 of s0 (then max - min <= 2 max|s_i - s0| < |s0| / 4.05, the bound of
   // detail::clearly_nonzero), s0 != 0.

@@ -3,6 +3,7 @@
 // max-shifted softmax, cancellation-free bias corrections.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -59,14 +60,32 @@ long unit_exponent(const T* x, size_t stride, size_t n) {
   return m == T(0) ? 0 : reduce_detail::pow2_exponent(m);
 }
 
+// The magnitude below which an entry scaled by 2^k (or divided by a scale in [2^-k, 2^(1-k)))
+// leaves the normal range: 2^(emin + 1 - k), 0 when that is below T's range. Such an entry is
+// rounded to a subnormal or to 0, randomly under CESTAC (a noisy zero, and two of them multiplied
+// are an unstable multiplication: a self-validation failure), while it lies 2^emin below the
+// row's largest scaled entry, far below the rounding of any sum it enters: the kernels drop it.
+// Compared with exact inputs, the test never branches on noise.
+template <class T>
+T underflow_cut(long k) {
+  constexpr const Format& f = reduce_detail::FormatOf<T>::value;
+  const long e = f.emin + 1 - k;
+  return e < f.emin - f.p + 1 ? T(0) : T(std::ldexp(1.0, static_cast<int>(std::min(e, long{f.emax}))));
+}
+
 // pairwise_dot of a 2^ka and b 2^kb, the exponents from unit_exponent: every product lies below 4
 // and no partial sum of fewer than max/4 terms overflows. The true dot is the result times
-// 2^-(ka + kb), exactly (the scalings are exact unless a tiny entry underflows).
+// 2^-(ka + kb), exactly (the scalings are exact; entries that would underflow are dropped).
 template <class T>
 T unit_dot(const T* a, size_t sa, long ka, const T* b, size_t sb, long kb, size_t n, std::vector<T>& buf) {
   using reduce_detail::scale_pow2;
+  using std::fabs;
+  const T cut_a = underflow_cut<T>(ka), cut_b = underflow_cut<T>(kb);
   buf.resize(n);
-  for (size_t i = 0; i < n; ++i) buf[i] = scale_pow2(a[i * sa], ka) * scale_pow2(b[i * sb], kb);
+  for (size_t i = 0; i < n; ++i)
+    buf[i] = fabs(a[i * sa]) < cut_a || fabs(b[i * sb]) < cut_b
+                 ? T(0)
+                 : scale_pow2(a[i * sa], ka) * scale_pow2(b[i * sb], kb);
   return pairwise_sum(buf.data(), n);
 }
 
@@ -211,9 +230,12 @@ struct CosineSimilarityStable {
     const T sa = max_abs(x, n), sb = max_abs(y, n);
     if (sa == T(0) || sb == T(0)) return {T(0)};  // a zero row: y = 0 (PyTorch: 0 / eps)
     std::vector<T> hx(n), hy(n), buf(n);
+    using std::fabs;  // entries whose quotient would underflow are dropped (underflow_cut)
+    const T cut_a = linalg_detail::underflow_cut<T>(reduce_detail::pow2_exponent(sa));
+    const T cut_b = linalg_detail::underflow_cut<T>(reduce_detail::pow2_exponent(sb));
     for (size_t i = 0; i < n; ++i) {
-      hx[i] = x[i] / sa;
-      hy[i] = y[i] / sb;
+      hx[i] = fabs(x[i]) < cut_a ? T(0) : x[i] / sa;
+      hy[i] = fabs(y[i]) < cut_b ? T(0) : y[i] / sb;
     }
     for (size_t i = 0; i < n; ++i) buf[i] = hx[i] * hy[i];
     const T dot = pairwise_sum(buf.data(), n);
@@ -272,6 +294,7 @@ struct AdamStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::expm1;
+    using std::isinf;
     using std::log1p;
     using std::sqrt;
     const auto prm = oracle::adam_params(*a.input);
@@ -288,7 +311,10 @@ struct AdamStable {
       // m + c (g - m) (PyTorch's lerp): beta itself need not be representable in T.
       const T mi = m[i] + c1 * (g[i] - m[i]);
       const T vi = v[i] + c2 * (g[i] * g[i] - v[i]);
-      const T denom = sqrt(vi / bc2) + eps;
+      // v / bc2 overflows where v is near the top of the range and bc2 < 1 (v = 2^1021, step
+      // 56: a campaign found p' = 0 for -1.4e-157): then sqrt(v) / sqrt(bc2), PyTorch's form.
+      const T q = vi / bc2;
+      const T denom = (isinf(q) ? sqrt(vi) / sqrt(bc2) : sqrt(q)) + eps;
       out[i] = p[i] - lr * (mi / bc1) / denom;
     }
     return out;

@@ -19,7 +19,12 @@ TEST(OnednnTargets, EveryCatalogEntryIsRegisteredOrListed) {
 const std::set<std::string> kKnownFindings = {
     "log/onednn/eltwise_log f32", "softplus/onednn/eltwise_soft_relu f32",
     "log_sigmoid/onednn/eltwise_logsigmoid f32", "gelu/onednn/eltwise_gelu_erf f32",
-    "gelu_tanh/onednn/eltwise_gelu_tanh f32"};
+    "gelu_tanh/onednn/eltwise_gelu_tanh f32",
+    // Where this CPU lets oneDNN build bf16 eltwise primitives (AVX-512 BF16, e.g. AMD EPYC Zen 4;
+    // not on AVX2, where bf16 is not registered and these keys are never reached), soft_relu and
+    // logsigmoid lose the same tails in bf16: soft_relu returned 1.9e-6 for an exact 1.6e-14 and
+    // 0 for 5.3e-8; logsigmoid -0 for -3.5e-7 and -4.6e-10.
+    "softplus/onednn/eltwise_soft_relu bf16", "log_sigmoid/onednn/eltwise_logsigmoid bf16"};
 
 TEST(OnednnTargets, AccurateOnTypicalInputs) {
   for (const auto& [f, t] : registered(libs::onednn_catalog()))

@@ -248,7 +248,14 @@ class Stoch {
   // Elementary functions of float, f16 and bf16 samples are evaluated in double, whose result
   // decides the exact value's side; for double samples, libm's result is perturbed at random
   // (random_perturb): x87 long double would decide the side but costs ~100 ns per call here.
-  // exp: four samples in one vector pass (detail::vexp4) when every argument is in its range.
+  // exp: four samples in one vector pass (detail::vexp4_parts) when every argument is in its
+  // range, evaluated in the run's rounding mode with no mode switch. For double samples its last
+  // addition is randomly rounded with the balanced pattern, as a + (the exact value lies within
+  // 0.61 ulp of those two roundings); for float samples the double result (within 1.6 double
+  // ulps in round toward +inf) is rounded to float at random on the side its error shows.
+  // (A NearestScope here would not help: the compiler moves the arithmetic across the MXCSR
+  // writes, which is how an earlier version evaluated its "round to nearest" polynomial in round
+  // toward +inf.)
   friend SF_ALWAYS_INLINE Stoch exp(const Stoch& a) {
 #if defined(__AVX2__) && defined(__FMA__)
     if constexpr (kLanes == 4 && !kLow) {
@@ -261,24 +268,20 @@ class Stoch {
       const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
       const int in_range = _mm256_movemask_pd(
           _mm256_cmp_pd(ax, _mm256_set1_pd(detail::kVexpLimit), _CMP_LE_OQ));
-      if (in_range == 0xF && !detail::all_equal<kLanes>(a.s)) [[likely]] {
+      if (in_range == 0xF) [[likely]] {  // exact arguments too: one pass beats one libm call
         auto& ts = hot_state();
-        const uint32_t bits = random_bits(ts, 2 * kLanes);
         Stoch r;
+        const detail::Vexp4Parts p = detail::vexp4_parts(x);
         if constexpr (std::is_same_v<T, double>) {
-          __m256d w;
-          {
-            NearestScope nearest;
-            w = detail::vexp4(x);
-          }
-          _mm256_storeu_pd(r.s, detail::random_perturb4(w, bits));
+          using S4 = detail::Simd4<double>;
+          const auto m = S4::template pattern_lanes<kBalanced>(take_pattern_index_refill(ts));
+          const auto sum = S4::flip(S4::flip((typename S4::V)p.hi, m) + S4::flip((typename S4::V)p.t, m), m);
+          S4::store(r.s, S4::flip(S4::flip(sum, m) * (typename S4::V)p.scale, m));  // exact but below 2^-1022
         } else {
+          const uint32_t bits = rounding_bits(ts);
           alignas(32) double w[4];
-          {
-            NearestScope nearest;
-            _mm256_store_pd(w, detail::vexp4(x));
-          }
-          for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w[i], (bits >> (2 * i)) & 3u);
+          _mm256_store_pd(w, _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale));
+          for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w[i], ((bits >> i) & 1u) << 1);
         }
         return r;  // finite and positive: nothing to report
       }

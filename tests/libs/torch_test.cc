@@ -19,15 +19,19 @@ TEST(TorchTargets, EveryCatalogEntryIsRegistered) {
 // log(e^-m + e^(-x-m)) and returns 0 for losses below u (exact 1.4e-105).
 const std::set<std::string> kKnownFindings = {
     "softplus/torch/softplus f64",
-    "gelu/torch/gelu f64", "gelu/torch/gelu f32", "gelu/torch/gelu bf16",
+    "gelu/torch/gelu f64", "gelu/torch/gelu f32",
     "gelu_tanh/torch/gelu_tanh f64", "gelu_tanh/torch/gelu_tanh f32",
     "bce_with_logits/torch/binary_cross_entropy_with_logits f64",
     "bce_with_logits/torch/binary_cross_entropy_with_logits f32",
     "bce_with_logits/torch/binary_cross_entropy_with_logits bf16"};
 
+// ATen picks its bf16 gelu kernel by CPU capability: the finding fired on the AVX2 machines of
+// earlier runs, and did not fire on an AMD EPYC Zen 4 (AVX-512 BF16) under ci/test.
+const std::set<std::string> kCpuDependent = {"gelu/torch/gelu bf16"};
+
 TEST(TorchTargets, AccurateOnTypicalInputs) {
   for (const auto& [f, t] : registered(libs::torch_catalog()))
-    for (DType d : t->dtypes) expect_accurate(*f, *t, d, 2, kKnownFindings);
+    for (DType d : t->dtypes) expect_accurate(*f, *t, d, 2, kKnownFindings, kCpuDependent);
 }
 
 TEST(TorchTargets, LayoutsAreExact) {

@@ -13,7 +13,8 @@ namespace stabfuzz::injectors {
 
 std::vector<Target> all_mutants() {
   std::vector<Target> out;
-  for (auto* group : {elementwise_mutants, reduction_mutants, normalization_mutants, linalg_mutants})
+  for (auto* group :
+       {elementwise_mutants, reduction_mutants, normalization_mutants, linalg_mutants})
     for (auto& t : group()) out.push_back(std::move(t));
   return out;
 }
@@ -30,8 +31,10 @@ void attach_injectors(std::vector<Family>& families) {
   // Failing regions the families' own regimes reach too rarely; the stable targets are verified
   // free of findings on them (README, Status).
   for (auto& g : families)
-    if (g.name == "adam") g.regimes.push_back(adam_early_steps_regime());
-    else if (g.name == "logsumexp") g.regimes.push_back(logsumexp_masked_rows_regime());
+    if (g.name == "adam")
+      g.regimes.push_back(adam_early_steps_regime());
+    else if (g.name == "logsumexp")
+      g.regimes.push_back(logsumexp_masked_rows_regime());
 }
 
 }  // namespace stabfuzz::injectors

@@ -100,7 +100,8 @@ struct GeluTanhOnePlusTanh {
   template <class T>
   static T eval(T x) {
     using std::tanh;
-    const T u = T(targets::ew::kTwoSqrtTwoOverPi / 2) * (x + T(targets::ew::kGeluTanhCubic) * x * x * x);
+    const T u =
+        T(targets::ew::kTwoSqrtTwoOverPi / 2) * (x + T(targets::ew::kGeluTanhCubic) * x * x * x);
     return T(0.5) * x * (T(1) + tanh(u));
   }
 };

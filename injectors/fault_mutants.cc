@@ -23,11 +23,12 @@ struct FaultText {
 FaultText text(Kind k) {
   switch (k) {
     case Kind::one_op_low_precision:
-      return {"one dynamic + - x / computed in f32 (f64 data) or bf16 (f32 data); the operation is "
-              "chosen from a hash of the input",
-              "any input where the struck operation's result is not representable in the lower "
-              "format and reaches an output",
-              "keep every temporary in the data's precision (no silent down-cast)"};
+      return {
+          "one dynamic + - x / computed in f32 (f64 data) or bf16 (f32 data); the operation is "
+          "chosen from a hash of the input",
+          "any input where the struck operation's result is not representable in the lower "
+          "format and reaches an output",
+          "keep every temporary in the data's precision (no silent down-cast)"};
     case Kind::add_bf16:
       return {"every addition and subtraction rounded to bf16 (a bf16 accumulator)",
               "any sum whose partial sums need more than 8 significant bits",
@@ -37,24 +38,28 @@ FaultText text(Kind k) {
               "sums needing more than 11 bits, and partial sums beyond 65504 (inf)",
               "accumulate in f32 or wider, round once at the end"};
     case Kind::mul_low_operands:
-      return {"the operands of every multiplication rounded to f32 (f64 data) or TF32, 11 bits "
-              "(f32 data), as tensor-core GEMMs do",
-              "any product whose factors need more bits than the reduced format keeps",
-              "multiply in the data's precision (disable TF32 / allow_tf32=False)"};
+      return {
+          "the operands of every multiplication rounded to f32 (f64 data) or TF32, 11 bits "
+          "(f32 data), as tensor-core GEMMs do",
+          "any product whose factors need more bits than the reduced format keeps",
+          "multiply in the data's precision (disable TF32 / allow_tf32=False)"};
     case Kind::perturb_ulps:
-      return {"one intermediate result moved by 4096 ulps (a corrupted temporary); the operation "
-              "is chosen from a hash of the input",
-              "any input where the struck intermediate reaches an output",
-              "compute the intermediate correctly"};
+      return {
+          "one intermediate result moved by 4096 ulps (a corrupted temporary); the operation "
+          "is chosen from a hash of the input",
+          "any input where the struck intermediate reaches an output",
+          "compute the intermediate correctly"};
     case Kind::flush_subnormals:
-      return {"subnormal operands and results of every operation flushed to zero (FTZ/DAZ)",
-              "inputs, intermediates or outputs below the smallest normal (2.2e-308 f64, 1.2e-38 f32)",
-              "keep gradual underflow (no -ffast-math / FTZ), or rescale before the underflow"};
+      return {
+          "subnormal operands and results of every operation flushed to zero (FTZ/DAZ)",
+          "inputs, intermediates or outputs below the smallest normal (2.2e-308 f64, 1.2e-38 f32)",
+          "keep gradual underflow (no -ffast-math / FTZ), or rescale before the underflow"};
     case Kind::libm_low_precision:
-      return {"exp, log, tanh, erf, sqrt, pow... evaluated with a 24-bit (f64 data) or 11-bit "
-              "(f32 data) significand, as fast approximate intrinsics do",
-              "any input that reaches an elementary function",
-              "use the full-precision libm functions of the data's type"};
+      return {
+          "exp, log, tanh, erf, sqrt, pow... evaluated with a 24-bit (f64 data) or 11-bit "
+          "(f32 data) significand, as fast approximate intrinsics do",
+          "any input that reaches an elementary function",
+          "use the full-precision libm functions of the data's type"};
     case Kind::round_toward_zero:
       return {"every + - x / sqrt rounded toward zero instead of to nearest (a wrong FPU mode)",
               "long reductions: the truncation errors all point one way and add up like n u",
@@ -68,11 +73,13 @@ FaultText text(Kind k) {
               "rows with zero or tiny variance / norm: division by zero or by a tiny value",
               "add eps inside the square root / denominator as the contract says"};
     case Kind::div_approx_reciprocal:
-      return {"every division a / b computed as a x approx(1/b), the reciprocal good to 24 bits "
-              "(f64 data) or 12 bits (f32 data, like rcpps under fast-math)",
-              "any input that reaches a division",
-              "divide (or refine the reciprocal with a Newton step) in the data's precision"};
-    case Kind::kCount: break;
+      return {
+          "every division a / b computed as a x approx(1/b), the reciprocal good to 24 bits "
+          "(f64 data) or 12 bits (f32 data, like rcpps under fast-math)",
+          "any input that reaches a division",
+          "divide (or refine the reciprocal with a Newton step) in the data's precision"};
+    case Kind::kCount:
+      break;
   }
   return {"", "", ""};
 }
@@ -83,7 +90,9 @@ FaultText text(Kind k) {
 // their error bounds hold for any rounding. One row per line, to merge easily.
 const std::map<std::string, std::vector<Kind>>& fault_table() {
   static const std::map<std::string, std::vector<Kind>> table = {
-      {"softmax", {Kind::one_op_low_precision, Kind::perturb_ulps, Kind::flush_subnormals, Kind::sequential_sum}},
+      {"softmax",
+       {Kind::one_op_low_precision, Kind::perturb_ulps, Kind::flush_subnormals,
+        Kind::sequential_sum}},
       {"exp", {Kind::libm_low_precision, Kind::flush_subnormals}},
       {"log1p", {Kind::libm_low_precision}},
       {"tanh", {Kind::libm_low_precision}},
@@ -193,9 +202,9 @@ void attach_fault_mutants(Family& family) {
       if (!fault::scalar_fault(k) || d == DType::f64 || d == DType::f32) t.dtypes.push_back(d);
     if (t.dtypes.empty()) continue;
     const FaultText tx = text(k);
-    t.description = std::string(fault::kind_name(k)) + " fault planted in " + stable->id +
-                    (fault::scalar_fault(k) ? " (oracle only: CESTAC does not model this rounding fault)"
-                                            : "");
+    t.description =
+        std::string(fault::kind_name(k)) + " fault planted in " + stable->id +
+        (fault::scalar_fault(k) ? " (oracle only: CESTAC does not model this rounding fault)" : "");
     t.native = faulty_native(k, t.id, stable->native);
     t.cestac = faulty_cestac(k, stable->cestac);
     t.injection = Injection{std::string(tx.plants) + ", in " + stable->id, tx.fails_where, tx.fix,

@@ -7,18 +7,30 @@ namespace stabfuzz::fault {
 
 std::string_view kind_name(Kind k) {
   switch (k) {
-    case Kind::one_op_low_precision: return "one_op_low_precision";
-    case Kind::add_bf16: return "add_bf16";
-    case Kind::add_f16: return "add_f16";
-    case Kind::mul_low_operands: return "mul_low_operands";
-    case Kind::perturb_ulps: return "perturb_ulps";
-    case Kind::flush_subnormals: return "flush_subnormals";
-    case Kind::libm_low_precision: return "libm_low_precision";
-    case Kind::round_toward_zero: return "round_toward_zero";
-    case Kind::sequential_sum: return "sequential_sum";
-    case Kind::eps_removed: return "eps_removed";
-    case Kind::div_approx_reciprocal: return "div_approx_reciprocal";
-    case Kind::kCount: break;
+    case Kind::one_op_low_precision:
+      return "one_op_low_precision";
+    case Kind::add_bf16:
+      return "add_bf16";
+    case Kind::add_f16:
+      return "add_f16";
+    case Kind::mul_low_operands:
+      return "mul_low_operands";
+    case Kind::perturb_ulps:
+      return "perturb_ulps";
+    case Kind::flush_subnormals:
+      return "flush_subnormals";
+    case Kind::libm_low_precision:
+      return "libm_low_precision";
+    case Kind::round_toward_zero:
+      return "round_toward_zero";
+    case Kind::sequential_sum:
+      return "sequential_sum";
+    case Kind::eps_removed:
+      return "eps_removed";
+    case Kind::div_approx_reciprocal:
+      return "div_approx_reciprocal";
+    case Kind::kCount:
+      break;
   }
   return "?";
 }

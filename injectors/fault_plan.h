@@ -19,11 +19,11 @@ enum class Kind : uint8_t {
   mul_low_operands,      // the operands of every x rounded to f32 (double) / TF32 (float)
   perturb_ulps,          // one intermediate result moved by kPerturbUlps ulps away from zero
   flush_subnormals,      // subnormal operands and results flushed to zero (FTZ + DAZ)
-  libm_low_precision,    // elementary functions and sqrt evaluated with 24 (double) / 11 (float) bits
-  round_toward_zero,     // every + - x / sqrt rounded toward zero instead of to nearest
-  sequential_sum,        // pairwise_sum runs as one sequential loop
-  eps_removed,           // the implementation runs with eps = 0 (the oracle keeps the family's eps)
-  div_approx_reciprocal, // a / b as a x approx(1/b): reciprocal with 24 (double) / 12 (float) bits
+  libm_low_precision,  // elementary functions and sqrt evaluated with 24 (double) / 11 (float) bits
+  round_toward_zero,   // every + - x / sqrt rounded toward zero instead of to nearest
+  sequential_sum,      // pairwise_sum runs as one sequential loop
+  eps_removed,         // the implementation runs with eps = 0 (the oracle keeps the family's eps)
+  div_approx_reciprocal,  // a / b as a x approx(1/b): reciprocal with 24 (double) / 12 (float) bits
   kCount
 };
 inline constexpr int kKindCount = static_cast<int>(Kind::kCount);
@@ -33,7 +33,9 @@ std::string_view kind_name(Kind k);
 
 // Faults that strike one dynamic operation, chosen from a hash of the input values, rather than
 // every operation of a kind.
-inline bool single_site(Kind k) { return k == Kind::one_op_low_precision || k == Kind::perturb_ulps; }
+inline bool single_site(Kind k) {
+  return k == Kind::one_op_low_precision || k == Kind::perturb_ulps;
+}
 // Faults that need the Faulty<T> scalar (the others act on pairwise_sum or on the input).
 inline bool scalar_fault(Kind k) { return k != Kind::sequential_sum && k != Kind::eps_removed; }
 
@@ -43,8 +45,8 @@ struct State {
   int64_t strike_at = -1;  // single-site faults: index of the struck eligible operation; -1: count
   int64_t eligible = 0;    // eligible operations seen so far
   int64_t strikes = 0;     // operations whose result the fault changed
-  int64_t first_index = -1;      // eligible-operation index of the first strike
-  uintptr_t first_address = 0;   // its return address inside the operator code
+  int64_t first_index = -1;     // eligible-operation index of the first strike
+  uintptr_t first_address = 0;  // its return address inside the operator code
 };
 
 inline thread_local State* current = nullptr;
@@ -52,7 +54,9 @@ inline thread_local State* current = nullptr;
 // True when a plan that needs the Faulty scalar is active on this thread (op_native's hook).
 inline bool scalar_plan_active() { return current != nullptr && scalar_fault(current->kind); }
 // True when pairwise_sum must run sequentially on this thread.
-inline bool sequential_sums() { return current != nullptr && current->kind == Kind::sequential_sum; }
+inline bool sequential_sums() {
+  return current != nullptr && current->kind == Kind::sequential_sum;
+}
 
 // Records one strike at `address` (the first one is kept as the fault's site).
 [[gnu::noinline]] void record_strike(State& s, uintptr_t address);
@@ -73,7 +77,7 @@ class Scope {
 
 // Where the last fault mutant run on this thread struck, for the finding that reports it.
 struct Report {
-  std::string target;     // the fault mutant's id
+  std::string target;  // the fault mutant's id
   Kind kind = Kind::one_op_low_precision;
   int64_t strikes = 0;
   int64_t eligible = 0;

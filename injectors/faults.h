@@ -29,24 +29,37 @@ inline constexpr Format kRcp12{12, -126, 127};
 
 template <class T>
 constexpr const Format& home() {
-  if constexpr (std::is_same_v<T, double>) return kF64; else return kF32;
+  if constexpr (std::is_same_v<T, double>)
+    return kF64;
+  else
+    return kF32;
 }
 // The lower format of "one operation in lower precision": f32 for double, bf16 for float.
 template <class T>
 constexpr const Format& lower() {
-  if constexpr (std::is_same_v<T, double>) return kF32; else return kBF16;
+  if constexpr (std::is_same_v<T, double>)
+    return kF32;
+  else
+    return kBF16;
 }
 
 template <class T>
 T plain(Op op, T a, T b) {
   switch (op) {
-    case Op::add: return a + b;
-    case Op::sub: return a - b;
-    case Op::mul: return a * b;
-    case Op::div: return a / b;
-    case Op::sqrt: return std::sqrt(a);
-    case Op::pow: return std::pow(a, b);
-    case Op::elem: break;
+    case Op::add:
+      return a + b;
+    case Op::sub:
+      return a - b;
+    case Op::mul:
+      return a * b;
+    case Op::div:
+      return a / b;
+    case Op::sqrt:
+      return std::sqrt(a);
+    case Op::pow:
+      return std::pow(a, b);
+    case Op::elem:
+      break;
   }
   return a;
 }
@@ -74,14 +87,19 @@ T toward_zero(Op op, T a, T b, T r) {
       err = (a - (r - z)) + (bb - z);
       break;
     }
-    case Op::mul: err = std::fma(a, b, -r); break;
+    case Op::mul:
+      err = std::fma(a, b, -r);
+      break;
     case Op::div: {
       const T rem = std::fma(-r, b, a);  // a - r b, exact
       err = b > 0 ? rem : -rem;
       break;
     }
-    case Op::sqrt: err = std::fma(-r, r, a); break;
-    default: return r;
+    case Op::sqrt:
+      err = std::fma(-r, r, a);
+      break;
+    default:
+      return r;
   }
   if (err == 0 || (err > 0) == (r > 0)) return r;  // r is already on the zero side
   return std::nextafter(r, T(0));
@@ -162,7 +180,8 @@ template <class T>
       ++st->eligible;
       f = toward_zero(op, a, b, r);
       break;
-    default: break;
+    default:
+      break;
   }
   const bool changed = !same(f, r);
   if (strike || changed) {
@@ -187,13 +206,15 @@ class Faulty {
   template <class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
   SF_FAULT_INLINE Faulty(U v) : v_(static_cast<T>(v)) {}  // NOLINT: behaves like T
   template <class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
-  SF_FAULT_INLINE explicit operator U() const { return static_cast<U>(v_); }
+  SF_FAULT_INLINE explicit operator U() const {
+    return static_cast<U>(v_);
+  }
   T value() const { return v_; }
 
-#define SF_FAULT_BINARY(sym, op)                                                   \
-  friend SF_FAULT_INLINE Faulty operator sym(Faulty a, Faulty b) {                 \
-    return Faulty(detail::apply<T>(Op::op, a.v_, b.v_, nullptr, nullptr));         \
-  }                                                                                \
+#define SF_FAULT_BINARY(sym, op)                                           \
+  friend SF_FAULT_INLINE Faulty operator sym(Faulty a, Faulty b) {         \
+    return Faulty(detail::apply<T>(Op::op, a.v_, b.v_, nullptr, nullptr)); \
+  }                                                                        \
   SF_FAULT_INLINE Faulty& operator sym##=(Faulty b) { return *this = *this sym b; }
   SF_FAULT_BINARY(+, add)
   SF_FAULT_BINARY(-, sub)
@@ -208,10 +229,11 @@ class Faulty {
   friend SF_FAULT_INLINE Faulty pow(Faulty a, Faulty b) {
     return Faulty(detail::apply<T>(Op::pow, a.v_, b.v_, nullptr, nullptr));
   }
-#define SF_FAULT_ELEMENTARY(fn)                                                           \
-  friend SF_FAULT_INLINE Faulty fn(Faulty a) {                                            \
-    return Faulty(detail::apply<T>(Op::elem, a.v_, T(0), [](T x) -> T { return std::fn(x); }, \
-                                   [](double x) -> double { return std::fn(x); }));       \
+#define SF_FAULT_ELEMENTARY(fn)                                    \
+  friend SF_FAULT_INLINE Faulty fn(Faulty a) {                     \
+    return Faulty(detail::apply<T>(                                \
+        Op::elem, a.v_, T(0), [](T x) -> T { return std::fn(x); }, \
+        [](double x) -> double { return std::fn(x); }));           \
   }
   SF_FAULT_ELEMENTARY(exp)
   SF_FAULT_ELEMENTARY(expm1)
@@ -239,8 +261,12 @@ class Faulty {
   SF_FAULT_EXACT(trunc)
   SF_FAULT_EXACT(nearbyint)
 #undef SF_FAULT_EXACT
-  friend SF_FAULT_INLINE Faulty fma(Faulty a, Faulty b, Faulty c) { return Faulty(std::fma(a.v_, b.v_, c.v_)); }
-  friend SF_FAULT_INLINE Faulty copysign(Faulty a, Faulty b) { return Faulty(std::copysign(a.v_, b.v_)); }
+  friend SF_FAULT_INLINE Faulty fma(Faulty a, Faulty b, Faulty c) {
+    return Faulty(std::fma(a.v_, b.v_, c.v_));
+  }
+  friend SF_FAULT_INLINE Faulty copysign(Faulty a, Faulty b) {
+    return Faulty(std::copysign(a.v_, b.v_));
+  }
   friend SF_FAULT_INLINE Faulty max(Faulty a, Faulty b) { return a.v_ < b.v_ ? b : a; }
   friend SF_FAULT_INLINE Faulty min(Faulty a, Faulty b) { return b.v_ < a.v_ ? b : a; }
   friend SF_FAULT_INLINE Faulty fmax(Faulty a, Faulty b) { return Faulty(std::fmax(a.v_, b.v_)); }

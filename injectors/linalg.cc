@@ -17,7 +17,8 @@ std::vector<Target> linalg_mutants() {
            "accumulate in the data's precision (or wider), pairwise or blocked", "both"}),
       mutant<GemmNarrowSplitK>(
           {"gemm/injected/narrow_split_k",
-           "split-K GEMM, partial sums of 4 products stored and reduced in the next lower precision",
+           "split-K GEMM, partial sums of 4 products stored and reduced in the next lower "
+           "precision",
            kF64F32, "split-K partial sums kept in a narrower format (pytorch#67946)",
            "k > 4 with values that do not fit the narrow format exactly: ~2^-11 (f32) / 2^-24 "
            "(f64) relative error per partial; f32 partials past 65504 overflow",
@@ -34,11 +35,11 @@ std::vector<Target> linalg_mutants() {
            "cosine similarity with unscaled norms",
            "norms past sqrt(max) (|a| |b| > 1.8e308 f64 / 3.4e38 f32): the product overflows, "
            "y = 0 or NaN; subnormal rows: the squares underflow",
-           "scale each row by its largest magnitude before the dot product and the norms",
-           "both"}),
+           "scale each row by its largest magnitude before the dot product and the norms", "both"}),
       mutant<PairwiseDistanceExpanded>(
-          {"pairwise_distance/injected/expanded_square", "sqrt(|a + eps|^2 + |b|^2 - 2 (a + eps).b)",
-           kF64F32, "the Euclidean distance through the expanded square (the gram-matrix trick)",
+          {"pairwise_distance/injected/expanded_square",
+           "sqrt(|a + eps|^2 + |b|^2 - 2 (a + eps).b)", kF64F32,
+           "the Euclidean distance through the expanded square (the gram-matrix trick)",
            "near-equal rows (b = a (1 + 10^-c N), b = a + eps): the difference of squares cancels "
            "every digit, a negative result gives NaN",
            "form d_i = (a_i - b_i) + eps first, then the scaled norm of d", "both"}),
@@ -76,12 +77,11 @@ Regime adam_early_steps_regime() {
               v[i] = g[i] * g[i] * e.log_uniform(0.1, 10);
             }
             const auto len = static_cast<int64_t>(n);
-            return gen::make_input(
-                d,
-                {Tensor{{len}, std::move(p)}, Tensor{{len}, std::move(g)},
-                 Tensor{{len}, std::move(m)}, Tensor{{len}, std::move(v)}},
-                {{"step", static_cast<double>(e.range(2, 8))},
-                 {"beta2", 1 - e.log_uniform(1e-5, 1e-3)}});
+            return gen::make_input(d,
+                                   {Tensor{{len}, std::move(p)}, Tensor{{len}, std::move(g)},
+                                    Tensor{{len}, std::move(m)}, Tensor{{len}, std::move(v)}},
+                                   {{"step", static_cast<double>(e.range(2, 8))},
+                                    {"beta2", 1 - e.log_uniform(1e-5, 1e-3)}});
           }};
 }
 

@@ -58,7 +58,8 @@ struct GemmNarrowSplitK {
         narrow_t<T> acc(0.0);
         for (size_t l0 = 0; l0 < k; l0 += kChunk) {
           T part(0.0);
-          for (size_t l = l0; l < std::min(k, l0 + kChunk); ++l) part = part + A[i * k + l] * B[l * n + j];
+          for (size_t l = l0; l < std::min(k, l0 + kChunk); ++l)
+            part = part + A[i * k + l] * B[l * n + j];
           acc = acc + N::down(part);
         }
         c[i * n + j] = N::up(acc);
@@ -84,7 +85,8 @@ struct AttentionNoMaxShift {
     std::vector<T> o(s * dv), e(t), w(t);
     for (size_t i = 0; i < s; ++i) {
       const size_t tl = prm.causal ? i + 1 : t;
-      for (size_t l = 0; l < tl; ++l) e[l] = exp(linalg_kernels::plain_dot(q + i * d, k + l * d, d) * scale);
+      for (size_t l = 0; l < tl; ++l)
+        e[l] = exp(linalg_kernels::plain_dot(q + i * d, k + l * d, d) * scale);
       const T z = targets::pairwise_sum(e.data(), tl);
       for (size_t j = 0; j < dv; ++j) {
         for (size_t l = 0; l < tl; ++l) w[l] = e[l] * v[l * dv + j];

@@ -1,9 +1,10 @@
 // Narrower<T>: the next lower precision of a scalar type, for mutants that accumulate in it.
 //
 // double -> float, float -> Half, Half and BFloat16 -> an 8-bit float (E5M2, so that every
-// dtype's operator instantiates; mutants using it declare only f64 and f32), and Stoch<T, N> -> Stoch<narrower T, N> sample by sample, so a
-// low-precision accumulator runs natively and under CESTAC alike. Conversions round to nearest;
-// the arithmetic done in the narrow type then carries its own random rounding.
+// dtype's operator instantiates; mutants using it declare only f64 and f32), and Stoch<T, N> ->
+// Stoch<narrower T, N> sample by sample, so a low-precision accumulator runs natively and under
+// CESTAC alike. Conversions round to nearest; the arithmetic done in the narrow type then carries
+// its own random rounding.
 #pragma once
 
 #include "stabfuzz/lowp.h"

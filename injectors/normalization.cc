@@ -45,8 +45,8 @@ std::vector<Target> normalization_mutants() {
            "NaN where the exact is ~+-1",
            "scale by S = max(max |x|, sqrt(eps)): S sqrt(mean((x/S)^2) + (eps/S)/S)", "oracle"}),
       mutant<BceLogSigmoid>(
-          {"bce_with_logits/injected/log_sigmoid_form", "-[z log s + (1 - z) log(1 - s)]",
-           kF64F32, "binary cross entropy through an explicit sigmoid",
+          {"bce_with_logits/injected/log_sigmoid_form", "-[z log s + (1 - z) log(1 - s)]", kF64F32,
+           "binary cross entropy through an explicit sigmoid",
            "|x| above ~37 (f64) / ~17 (f32): s rounds to 1 (or e^-x overflows), log(0) = -inf, "
            "0 * inf = NaN; 1 - s cancels long before",
            "max(x, 0) - x z + log1p(exp(-|x|))", "both"}),

@@ -100,8 +100,9 @@ struct RmsNormUnscaled {
     const auto& x = a.x.at(0);
     std::vector<T> sq(x.size()), y(x.size());
     for (size_t i = 0; i < x.size(); ++i) sq[i] = x[i] * x[i];
-    const T r = sqrt(targets::pairwise_sum(sq.data(), sq.size()) / norm_mutants::count<T>(x.size()) +
-                     T(a.param("eps", 1e-6)));
+    const T r =
+        sqrt(targets::pairwise_sum(sq.data(), sq.size()) / norm_mutants::count<T>(x.size()) +
+             T(a.param("eps", 1e-6)));
     for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] / r;
     return y;
   }
@@ -133,8 +134,7 @@ struct KlDivRatioOfExp {
     using std::log;
     const auto &lq = a.x.at(0), &p = a.x.at(1);
     std::vector<T> t(p.size());
-    for (size_t i = 0; i < p.size(); ++i)
-      t[i] = p[i] > T(0) ? p[i] * log(p[i] / exp(lq[i])) : T(0);
+    for (size_t i = 0; i < p.size(); ++i) t[i] = p[i] > T(0) ? p[i] * log(p[i] / exp(lq[i])) : T(0);
     return {targets::pairwise_sum(t.data(), t.size())};
   }
 };

@@ -54,9 +54,8 @@ std::vector<Target> reduction_mutants() {
            "shift by 0 when m is +-inf (return m), then m + log1p(sum_{i != argmax} exp(x_i - m))",
            "both"}),
       mutant<CumSumNarrowCarry>(
-          {"cumsum/injected/narrow_running_sum",
-           "running sum carried in the next lower precision", kF64F32,
-           "a cumulative sum whose carry is one precision below the data",
+          {"cumsum/injected/narrow_running_sum", "running sum carried in the next lower precision",
+           kF64F32, "a cumulative sum whose carry is one precision below the data",
            "every row longer than a few values: each prefix errs by ~k 2^-11 (f32) / k 2^-24 "
            "(f64) relative; f32 prefixes past 65504 overflow",
            "carry the running sum in the data's precision with a tree scan", "both"}),

@@ -1,4 +1,5 @@
-// Planted unstable reductions (sum, mean, var, std, norms, log-sum-exp scans): one puzzle per struct.
+// Planted unstable reductions (sum, mean, var, std, norms, log-sum-exp scans): one puzzle per
+// struct.
 #pragma once
 
 #include <cmath>

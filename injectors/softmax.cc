@@ -18,8 +18,7 @@ std::vector<Target> softmax_injected_targets() {
       "softmax computed as exp(x_i) / sum_j exp(x_j), no max subtraction",
       "any logit above ~88.7 (f32) / ~709.8 (f64): exp overflows, inf/inf = NaN; rows of logits "
       "all below ~-87 (f32) / ~-708 (f64): exp underflows to subnormals or 0, 0/0 = NaN",
-      "subtract m = max_j x_j first: y_i = exp(x_i - m) / sum_j exp(x_j - m)",
-      "both"};
+      "subtract m = max_j x_j first: y_i = exp(x_i - m) / sum_j exp(x_j - m)", "both"};
   out.push_back(std::move(t));
   return out;
 }

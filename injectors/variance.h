@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "stabfuzz/op.h"
 #include "oracles/reductions.h"
+#include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
 
 namespace stabfuzz::injectors {
@@ -22,7 +22,8 @@ struct VarianceNaive {
     const T s = targets::pairwise_sum(x.data(), n);
     const T s2 = targets::pairwise_sum(sq.data(), n);
     const T nn = T(static_cast<double>(n));
-    return {(s2 - s * s / nn) / T(static_cast<double>(n) - a.param("unbiased", oracle::kUnbiasedDefault))};
+    return {(s2 - s * s / nn) /
+            T(static_cast<double>(n) - a.param("unbiased", oracle::kUnbiasedDefault))};
   }
 };
 

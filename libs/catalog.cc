@@ -5,8 +5,8 @@
 namespace stabfuzz::libs {
 namespace {
 
-std::vector<LibraryTarget> catalog(const char* library,
-                                   std::initializer_list<std::pair<const char*, const char*>> rows) {
+std::vector<LibraryTarget> catalog(
+    const char* library, std::initializer_list<std::pair<const char*, const char*>> rows) {
   std::vector<LibraryTarget> out;
   for (const auto& [family, name] : rows)
     out.push_back({family, std::string(family) + "/" + library + "/" + name});

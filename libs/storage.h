@@ -37,7 +37,8 @@ inline uint16_t to_f16_bits(double v) {
   const double a = std::fabs(v);
   if (std::isnan(v)) return 0x7e00;
   if (std::isinf(v)) return sign | 0x7c00;
-  if (a < 0x1p-14) return sign | static_cast<uint16_t>(a * 0x1p24);  // subnormal: multiples of 2^-24
+  if (a < 0x1p-14)
+    return sign | static_cast<uint16_t>(a * 0x1p24);  // subnormal: multiples of 2^-24
   const int e = std::ilogb(a);
   const auto mant = static_cast<uint16_t>((std::ldexp(a, -e) - 1) * 1024);
   return sign | static_cast<uint16_t>((e + 15) << 10) | mant;
@@ -56,9 +57,7 @@ struct Buffer {
   std::vector<unsigned char> bytes;
   void* data() { return bytes.data(); }
   size_t size() const { return bytes.size() / element_size(dtype); }
-  static size_t element_size(DType d) {
-    return d == DType::f64 ? 8 : (d == DType::f32 ? 4 : 2);
-  }
+  static size_t element_size(DType d) { return d == DType::f64 ? 8 : (d == DType::f32 ? 4 : 2); }
 };
 
 inline Buffer encode(DType d, const std::vector<double>& v) {

@@ -193,9 +193,9 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
       const bool exact = (num_inexact | mpfr_div(o, num, z, MPFR_RNDN)) == 0;
       // log2(sum |w_l| / |num|) < max_exp + log2(tl) - (exp(num) - 1); + 3 bits for the sum's
       // and the division's own roundings (kappa + 5 before: 2^3 >= 5 at kappa = 1).
-      const long kappa_bits = std::max<long>(
-          0, static_cast<long>(max_exp - mpfr_get_exp(num)) + 1 +
-                 static_cast<long>(std::ceil(std::log2(static_cast<double>(tl)))));
+      const long kappa_bits =
+          std::max<long>(0, static_cast<long>(max_exp - mpfr_get_exp(num)) + 1 +
+                                static_cast<long>(std::ceil(std::log2(static_cast<double>(tl)))));
       const long err_bits = p - kappa_bits - 4;
       if (!exact && err_bits < 2) return false;  // cancelled beyond this precision: try more bits
       const auto y = exact ? round_nearest(o, in.dtype) : round_decided(o, err_bits, in.dtype);

@@ -34,12 +34,12 @@ Attempt evaluate(const std::vector<double>& x, DType dt, mpfr_prec_t p) {
       continue;
     }
     mpfr_set_d(d, x[j], MPFR_RNDN);
-    mpfr_sub_d(d, d, m, MPFR_RNDN);          // exact
-    mpfr_exp(e.back(), d, MPFR_RNDN);        // rel. error <= 2^-p
+    mpfr_sub_d(d, d, m, MPFR_RNDN);    // exact
+    mpfr_exp(e.back(), d, MPFR_RNDN);  // rel. error <= 2^-p
     mpfr_mul_d(ex.back(), e.back(), std::fabs(x[j]), MPFR_RNDN);
   }
   Real s(p), b(p);
-  sum(s, e);   // rel. error <= 2^-p + 2^-p (terms, then the sum's own rounding)
+  sum(s, e);  // rel. error <= 2^-p + 2^-p (terms, then the sum's own rounding)
   sum(b, ex);
   Attempt a;
   a.exact.resize(n);

@@ -9,14 +9,17 @@
 namespace stabfuzz::reports {
 namespace {
 
-std::string pair_key(const std::string& impl, const std::string& dtype) { return impl + " " + dtype; }
+std::string pair_key(const std::string& impl, const std::string& dtype) {
+  return impl + " " + dtype;
+}
 
 // A campaign's findings come from many units, each with its own seed and engine: with the same
 // campaign seed, a case is the same input only within the same unit seed and engine.
 std::string finding_key(const Finding& f, bool same_seed, uint64_t run_seed) {
   if (!same_seed) return pair_key(f.impl, f.dtype) + " regime " + f.regime;
   return pair_key(f.impl, f.dtype) + " case " + std::to_string(f.case_index) +
-         (f.engine == "fuzz" ? " fuzz" : "") + (f.seed != run_seed ? " seed " + std::to_string(f.seed) : "");
+         (f.engine == "fuzz" ? " fuzz" : "") +
+         (f.seed != run_seed ? " seed " + std::to_string(f.seed) : "");
 }
 
 // Key -> the worst finding with that key.
@@ -45,8 +48,9 @@ bool ulp_changed(double a, double b) {
 
 std::string describe(const Finding& f) {
   return f.severity + ", ULP error " + num(f.max_ulp) + ", " +
-         (f.detectors.empty() ? std::string("no detector") : f.detectors.front() +
-                                                                 (f.detectors.size() > 1 ? "+" + f.detectors[1] : "")) +
+         (f.detectors.empty()
+              ? std::string("no detector")
+              : f.detectors.front() + (f.detectors.size() > 1 ? "+" + f.detectors[1] : "")) +
          (f.has_cestac ? ", " + num(f.digits, 2) + " digits" : "");
 }
 
@@ -96,7 +100,8 @@ RunDiff diff_runs(const RunData& before, const RunData& after) {
     const ImplSummary& r = *p->second;
     // Absent from NEW counts as fixed only when NEW recorded all its failing inputs and (same
     // seed) ran this case at all.
-    const bool complete = r.findings >= r.failing_inputs && (!d.same_seed || f->case_index < r.inputs);
+    const bool complete =
+        r.findings >= r.failing_inputs && (!d.same_seed || f->case_index < r.inputs);
     (complete ? d.fixed : d.unconfirmed).push_back({k, f, nullptr, -1});
   }
   return d;
@@ -106,15 +111,22 @@ std::string render_diff(const RunDiff& d, const RunData& before, const RunData& 
   std::ostringstream os;
   os << "stabfuzz report --diff " << before.dir << " (seed " << before.seed << ") -> " << after.dir
      << " (seed " << after.seed << "), findings matched by "
-     << (d.same_seed ? "implementation, dtype and case" : "implementation, dtype and regime") << "\n";
-  os << d.added.size() << " new, " << d.fixed.size() << " fixed, " << d.changed.size() << " changed, "
-     << d.unconfirmed.size() << " no longer recorded, " << d.lost_detection.size()
+     << (d.same_seed ? "implementation, dtype and case" : "implementation, dtype and regime")
+     << "\n";
+  os << d.added.size() << " new, " << d.fixed.size() << " fixed, " << d.changed.size()
+     << " changed, " << d.unconfirmed.size() << " no longer recorded, " << d.lost_detection.size()
      << " planted bugs no longer detected\n";
-  for (const auto& e : d.added) os << "new:     " << e.key << ": " << describe(*e.after) << "\n    replay: " << e.after->replay << "\n";
-  for (const auto& e : d.fixed) os << "fixed:   " << e.key << ": was " << describe(*e.before) << "\n";
+  for (const auto& e : d.added)
+    os << "new:     " << e.key << ": " << describe(*e.after) << "\n    replay: " << e.after->replay
+       << "\n";
+  for (const auto& e : d.fixed)
+    os << "fixed:   " << e.key << ": was " << describe(*e.before) << "\n";
   for (const auto& e : d.changed)
     os << "changed: " << e.key << ": " << describe(*e.before) << " -> " << describe(*e.after)
-       << (e.badness > 0 ? " (worse)" : e.badness < 0 ? " (better)" : " (as bad)") << "\n";
+       << (e.badness > 0   ? " (worse)"
+           : e.badness < 0 ? " (better)"
+                           : " (as bad)")
+       << "\n";
   for (const auto& e : d.unconfirmed)
     os << "unrecorded: " << e.key << ": was " << describe(*e.before)
        << " (NEW recorded only some of its failing inputs)\n";
@@ -137,7 +149,8 @@ json::Value diff_json(const RunDiff& d, const RunData& before, const RunData& af
         j.set("new", describe(*e.after));
         j.set("replay", e.after->replay);
       }
-      if (e.before && e.after) j.set("change", e.badness > 0 ? "worse" : e.badness < 0 ? "better" : "as bad");
+      if (e.before && e.after)
+        j.set("change", e.badness > 0 ? "worse" : e.badness < 0 ? "better" : "as bad");
       a.push_back(std::move(j));
     }
     return json::Value(std::move(a));

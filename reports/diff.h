@@ -24,7 +24,7 @@ struct RunDiff {
   std::vector<DiffEntry> fixed;        // only in OLD, and NEW recorded every failing input
   std::vector<DiffEntry> unconfirmed;  // only in OLD, but NEW left failing inputs unrecorded
   std::vector<DiffEntry> changed;      // in both, with another severity, detectors or ULP error
-  std::vector<std::string> lost_detection;  // injected impl x dtype detected in OLD, not in NEW
+  std::vector<std::string> lost_detection;      // injected impl x dtype detected in OLD, not in NEW
   std::vector<std::string> only_old, only_new;  // impl x dtype tested in one run only
   // 1 when NEW has a new or worse finding in a reference or library implementation, or a planted
   // bug OLD detected went undetected; else 0.

@@ -47,8 +47,10 @@ std::string move_previous_run(const std::string& dir) {
     prev = dir + "/previous-" + std::to_string(n);
     if (!exists(prev)) break;
   }
-  if (::mkdir(prev.c_str(), 0755) != 0) throw InputError("cannot create " + prev + ": " + std::strerror(errno));
-  for (const char* name : {"findings.jsonl", "summary.json", "inject.json", "report.md", "report.html", "junit.xml"}) {
+  if (::mkdir(prev.c_str(), 0755) != 0)
+    throw InputError("cannot create " + prev + ": " + std::strerror(errno));
+  for (const char* name :
+       {"findings.jsonl", "summary.json", "inject.json", "report.md", "report.html", "junit.xml"}) {
     const std::string from = dir + "/" + name;
     if (exists(from) && std::rename(from.c_str(), (prev + "/" + name).c_str()) != 0)
       throw InputError("cannot move " + from + " to " + prev + ": " + std::strerror(errno));
@@ -82,8 +84,7 @@ double parse_float(const std::string& s) {
   if (s == "nan") return NAN;
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size())
-    throw json::ParseError("not a float: '" + s + "'");
+  if (s.empty() || end != s.c_str() + s.size()) throw json::ParseError("not a float: '" + s + "'");
   return d;
 }
 

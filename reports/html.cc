@@ -67,8 +67,9 @@ document.querySelectorAll('table.sortable').forEach(function (t) {
 std::string ncell(double v, int digits = 3) {
   const double key = std::isnan(v) ? INFINITY : v;
   std::ostringstream os;
-  os << "<td class=\"n\" data-v=\"" << (std::isinf(key) ? (key > 0 ? "Infinity" : "-Infinity") : num(key, 17))
-     << "\">" << num(v, digits) << "</td>";
+  os << "<td class=\"n\" data-v=\""
+     << (std::isinf(key) ? (key > 0 ? "Infinity" : "-Infinity") : num(key, 17)) << "\">"
+     << num(v, digits) << "</td>";
   return os.str();
 }
 std::string tcell(const std::string& s) { return "<td>" + escape(s) + "</td>"; }
@@ -80,17 +81,21 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 void summary_table(std::ostream& os, const RunData& run) {
-  os << "<h2>Implementations</h2><table class=\"sortable\" id=\"summary\"><thead><tr><th>implementation</th>"
+  os << "<h2>Implementations</h2><table class=\"sortable\" "
+        "id=\"summary\"><thead><tr><th>implementation</th>"
         "<th>kind</th><th>dtype</th><th>inputs</th><th>failing</th><th>findings</th><th>oracle</th>"
-        "<th>cestac</th><th>max ULP</th><th>max error/tol</th><th>min digits</th><th>undecidable</th>"
+        "<th>cestac</th><th>max ULP</th><th>max error/tol</th><th>min "
+        "digits</th><th>undecidable</th>"
         "<th>verdict</th></tr></thead><tbody>";
   for (const auto& r : run.results) {
-    std::string verdict = r.injected() ? (r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)")
-                                       : (r.failing_inputs ? "UNSTABLE" : "ok");
+    std::string verdict = r.injected()
+                              ? (r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)")
+                              : (r.failing_inputs ? "UNSTABLE" : "ok");
     os << "<tr class=\"" << (r.failed() ? "bad" : "ok") << "\">" << tcell(r.impl) << tcell(r.kind)
        << tcell(r.dtype) << ncell(double(r.inputs)) << ncell(double(r.failing_inputs))
        << ncell(double(r.findings)) << ncell(double(r.oracle_detections))
-       << ncell(double(r.cestac_detections)) << ncell(r.max_ulp) << ncell(r.max_error_over_tolerance)
+       << ncell(double(r.cestac_detections)) << ncell(r.max_ulp)
+       << ncell(r.max_error_over_tolerance)
        << (r.min_digits ? ncell(*r.min_digits, 2) : "<td class=\"n\" data-v=\"99\">-</td>")
        << ncell(double(r.undecidable)) << tcell(verdict) << "</tr>";
   }
@@ -98,38 +103,45 @@ void summary_table(std::ostream& os, const RunData& run) {
 }
 
 void findings_table(std::ostream& os, const RunData& run) {
-  os << "<h2>Findings</h2><p>Worst first; click a header to sort. Each replay command reproduces its "
+  os << "<h2>Findings</h2><p>Worst first; click a header to sort. Each replay command reproduces "
+        "its "
         "finding exactly.</p><table class=\"sortable\" id=\"findings\"><thead><tr><th>#</th>"
         "<th>implementation</th><th>dtype</th><th>severity</th><th>regime</th><th>ULP error</th>"
         "<th>error/tol</th><th>cond</th><th>digits</th><th>expected</th><th>max |x|</th><th>n</th>"
-        "<th>detectors</th><th>computed / exact</th><th>instability sites</th><th>suggested fix</th>"
+        "<th>detectors</th><th>computed / exact</th><th>instability sites</th><th>suggested "
+        "fix</th>"
         "<th>replay</th></tr></thead><tbody>";
   std::vector<const Finding*> all;
   for (const auto& f : run.findings) all.push_back(&f);
-  std::stable_sort(all.begin(), all.end(), [](const Finding* a, const Finding* b) { return worse(*a, *b); });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Finding* a, const Finding* b) { return worse(*a, *b); });
   int k = 0;
   for (const Finding* f : all) {
     std::string sites;
     for (const auto& s : f->instabilities)
-      sites += escape(s.site) + " " + escape(s.kind) + " &times;" + std::to_string(s.count) + "<br>";
-    if (!f->failure.empty()) sites = escape(f->failure + ": " + f->failure_detail);  // no output to judge
+      sites +=
+          escape(s.site) + " " + escape(s.kind) + " &times;" + std::to_string(s.count) + "<br>";
+    if (!f->failure.empty())
+      sites = escape(f->failure + ": " + f->failure_detail);  // no output to judge
     const Suggestion sug = suggest(*f);
-    os << "<tr>" << ncell(++k) << tcell(f->impl) << tcell(f->dtype) << "<td data-v=\"" << f->severity_rank()
-       << "\">" << escape(f->severity) << "</td>" << tcell(f->regime) << ncell(f->max_ulp)
-       << ncell(f->error_over_tolerance) << ncell(f->cond)
-       << (f->has_cestac ? ncell(f->digits, 2) + ncell(f->expected_digits, 2) : "<td>-</td><td>-</td>")
+    os << "<tr>" << ncell(++k) << tcell(f->impl) << tcell(f->dtype) << "<td data-v=\""
+       << f->severity_rank() << "\">" << escape(f->severity) << "</td>" << tcell(f->regime)
+       << ncell(f->max_ulp) << ncell(f->error_over_tolerance) << ncell(f->cond)
+       << (f->has_cestac ? ncell(f->digits, 2) + ncell(f->expected_digits, 2)
+                         : "<td>-</td><td>-</td>")
        << ncell(f->magnitude) << ncell(double(f->n)) << tcell(join(f->detectors)) << "<td><code>"
-       << escape(f->computed) << "</code><br><code>" << escape(f->exact) << "</code></td><td>" << sites
-       << "</td><td class=\"fix\">" << escape(sug.fix) << "</td><td class=\"replay\"><code>" << escape(f->replay)
-       << "</code></td></tr>";
+       << escape(f->computed) << "</code><br><code>" << escape(f->exact) << "</code></td><td>"
+       << sites << "</td><td class=\"fix\">" << escape(sug.fix)
+       << "</td><td class=\"replay\"><code>" << escape(f->replay) << "</code></td></tr>";
   }
   os << "</tbody></table>";
   if (all.empty()) os << "<p>No findings.</p>";
 }
 
 std::string point_title(const Finding& f) {
-  return f.impl + " " + f.dtype + " case " + std::to_string(f.case_index) + " (" + f.regime + "): " +
-         num(f.max_ulp) + " ULP" + (f.has_cestac ? ", " + num(f.digits, 2) + " digits" : "") + "\n" + f.replay;
+  return f.impl + " " + f.dtype + " case " + std::to_string(f.case_index) + " (" + f.regime +
+         "): " + num(f.max_ulp) + " ULP" +
+         (f.has_cestac ? ", " + num(f.digits, 2) + " digits" : "") + "\n" + f.replay;
 }
 
 void impl_plots(std::ostream& os, const RunData& run) {
@@ -167,8 +179,9 @@ void digits_histogram(std::ostream& os, const RunData& run) {
   for (const auto& f : run.findings)
     if (f.has_cestac) digits.push_back(f.digits);
   os << "<h2>CESTAC digits of the findings</h2><div class=\"plots\">"
-     << svg::histogram("CESTAC exact significant digits (" + std::to_string(digits.size()) + " findings)",
-                       digits, 0, 17, "digits")
+     << svg::histogram(
+            "CESTAC exact significant digits (" + std::to_string(digits.size()) + " findings)",
+            digits, 0, 17, "digits")
      << "</div>";
 }
 
@@ -196,18 +209,20 @@ void detection_matrix(std::ostream& os, const json::Value& inject) {
       const json::Value* v = m.get(k);
       return v && v->is_string() ? v->as_string() : std::string();
     };
-    const bool detected = m.get("detected") && m.at("detected").is_bool() && m.at("detected").as_bool();
+    const bool detected =
+        m.get("detected") && m.at("detected").is_bool() && m.at("detected").as_bool();
     const std::string det = s("detector");
     rows.push_back(s("id"));
-    cells.push_back({detected && (det == "cestac" || det == "both"), detected && (det == "oracle" || det == "both")});
+    cells.push_back({detected && (det == "cestac" || det == "both"),
+                     detected && (det == "oracle" || det == "both")});
     auto n = [&](const char* k) {
       const json::Value* v = m.get(k);
       if (v && v->is_number()) return ncell(v->as_number());
       return v && v->is_string() ? tcell(v->as_string()) : std::string("<td>-</td>");
     };
-    os << "<tr class=\"" << (detected ? "ok" : "bad") << "\">" << tcell(s("id")) << tcell(s("family"))
-       << tcell(detected ? "yes" : "NO") << tcell(det) << n("inputs_to_detect") << n("seconds_to_detect")
-       << "</tr>";
+    os << "<tr class=\"" << (detected ? "ok" : "bad") << "\">" << tcell(s("id"))
+       << tcell(s("family")) << tcell(detected ? "yes" : "NO") << tcell(det)
+       << n("inputs_to_detect") << n("seconds_to_detect") << "</tr>";
   }
   os << "</tbody></table><div class=\"plots\">"
      << svg::matrix("mutant x detector", rows, {"cestac", "oracle"}, cells) << "</div>";
@@ -225,8 +240,9 @@ std::string render_html(const RunData& run) {
     inputs += r.inputs;
     failing += r.failing_inputs;
   }
-  os << "<p>" << run.results.size() << " implementation &times; dtype pairs, " << inputs << " inputs, "
-     << failing << " failing, " << run.findings.size() << " findings, " << num(run.seconds) << " s. "
+  os << "<p>" << run.results.size() << " implementation &times; dtype pairs, " << inputs
+     << " inputs, " << failing << " failing, " << run.findings.size() << " findings, "
+     << num(run.seconds) << " s. "
      << "A finding means the implementation lost more accuracy than the problem's condition number "
         "explains.</p>";
   if (!run.problems.empty()) {

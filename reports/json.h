@@ -19,19 +19,19 @@ using Object = std::vector<std::pair<std::string, Value>>;  // keeps insertion o
 class Value {
  public:
   Value() : v_(nullptr) {}
-  Value(std::nullptr_t) : v_(nullptr) {}             // NOLINT
-  Value(bool b) : v_(b) {}                           // NOLINT
-  Value(double d) : v_(d) {}                         // NOLINT
-  Value(int i) : v_(static_cast<double>(i)) {}       // NOLINT
-  Value(long i) : v_(static_cast<double>(i)) {}      // NOLINT
-  Value(long long i) : v_(static_cast<double>(i)) {} // NOLINT
+  Value(std::nullptr_t) : v_(nullptr) {}                       // NOLINT
+  Value(bool b) : v_(b) {}                                     // NOLINT
+  Value(double d) : v_(d) {}                                   // NOLINT
+  Value(int i) : v_(static_cast<double>(i)) {}                 // NOLINT
+  Value(long i) : v_(static_cast<double>(i)) {}                // NOLINT
+  Value(long long i) : v_(static_cast<double>(i)) {}           // NOLINT
   Value(unsigned long i) : v_(static_cast<double>(i)) {}       // NOLINT
   Value(unsigned long long i) : v_(static_cast<double>(i)) {}  // NOLINT
-  Value(const char* s) : v_(std::string(s)) {}       // NOLINT
-  Value(std::string s) : v_(std::move(s)) {}         // NOLINT
-  Value(std::string_view s) : v_(std::string(s)) {}  // NOLINT
-  Value(Array a) : v_(std::move(a)) {}               // NOLINT
-  Value(Object o) : v_(std::move(o)) {}              // NOLINT
+  Value(const char* s) : v_(std::string(s)) {}                 // NOLINT
+  Value(std::string s) : v_(std::move(s)) {}                   // NOLINT
+  Value(std::string_view s) : v_(std::string(s)) {}            // NOLINT
+  Value(Array a) : v_(std::move(a)) {}                         // NOLINT
+  Value(Object o) : v_(std::move(o)) {}                        // NOLINT
 
   bool is_null() const { return std::holds_alternative<std::nullptr_t>(v_); }
   bool is_bool() const { return std::holds_alternative<bool>(v_); }

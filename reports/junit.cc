@@ -10,12 +10,26 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': case '\t': case '\r': out += static_cast<char>(c); break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\n':
+      case '\t':
+      case '\r':
+        out += static_cast<char>(c);
+        break;
       default:
         if (c >= 0x20) out += static_cast<char>(c);  // XML 1.0 allows no other control characters
     }
@@ -37,9 +51,9 @@ std::string render_junit(const RunData& run) {
     seconds += r.seconds;
   }
   std::ostringstream os;
-  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stabfuzz " << xml_escape(run.target)
-     << " seed " << run.seed << "\" tests=\"" << run.results.size() << "\" failures=\"" << failures
-     << "\" errors=\"0\" time=\"" << num(seconds, 6) << "\">\n";
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stabfuzz "
+     << xml_escape(run.target) << " seed " << run.seed << "\" tests=\"" << run.results.size()
+     << "\" failures=\"" << failures << "\" errors=\"0\" time=\"" << num(seconds, 6) << "\">\n";
   for (const auto& fam : families) {
     const auto& rows = by_family[fam];
     int fam_failures = 0;
@@ -48,8 +62,9 @@ std::string render_junit(const RunData& run) {
       fam_failures += r->failed();
       fam_seconds += r->seconds;
     }
-    os << "  <testsuite name=\"" << xml_escape(fam) << "\" tests=\"" << rows.size() << "\" failures=\""
-       << fam_failures << "\" errors=\"0\" skipped=\"0\" time=\"" << num(fam_seconds, 6) << "\">\n";
+    os << "  <testsuite name=\"" << xml_escape(fam) << "\" tests=\"" << rows.size()
+       << "\" failures=\"" << fam_failures << "\" errors=\"0\" skipped=\"0\" time=\""
+       << num(fam_seconds, 6) << "\">\n";
     for (const auto* r : rows) {
       os << "    <testcase classname=\"" << xml_escape(fam + "." + r->impl) << "\" name=\""
          << xml_escape(r->impl + " " + r->dtype) << "\" time=\"" << num(r->seconds, 6) << "\">\n";
@@ -63,7 +78,8 @@ std::string render_junit(const RunData& run) {
         else
           message = std::to_string(r->failing_inputs) + " of " + std::to_string(r->inputs) +
                     " inputs lost more accuracy than their conditioning explains; max ULP error " +
-                    num(r->max_ulp) + (mine.empty() ? "" : ", worst finding " + mine.front()->severity);
+                    num(r->max_ulp) +
+                    (mine.empty() ? "" : ", worst finding " + mine.front()->severity);
         os << "      <failure type=\"" << (r->injected() ? "undetected" : "numerical-instability")
            << "\" message=\"" << xml_escape(message) << "\">";
         for (const Finding* f : mine)
@@ -71,16 +87,17 @@ std::string render_junit(const RunData& run) {
             os << xml_escape(f->failure + ": " + f->failure_detail + ", regime " + f->regime +
                              "\n  replay: " + f->replay + "\n");
           else
-          os << xml_escape(f->severity + ": ULP error " + num(f->max_ulp) + ", cond " + num(f->cond) +
-                           (f->has_cestac ? ", CESTAC digits " + num(f->digits, 2) : "") +
-                           ", regime " + f->regime + "\n  replay: " + f->replay + "\n");
+            os << xml_escape(f->severity + ": ULP error " + num(f->max_ulp) + ", cond " +
+                             num(f->cond) +
+                             (f->has_cestac ? ", CESTAC digits " + num(f->digits, 2) : "") +
+                             ", regime " + f->regime + "\n  replay: " + f->replay + "\n");
         os << "</failure>\n";
       }
-      os << "      <system-out>" << xml_escape(std::to_string(r->inputs) + " inputs, " +
-                                                std::to_string(r->failing_inputs) + " failing, " +
-                                                std::to_string(r->findings) + " findings, max ULP " +
-                                                num(r->max_ulp) + ", min digits " +
-                                                (r->min_digits ? num(*r->min_digits, 2) : "-"))
+      os << "      <system-out>"
+         << xml_escape(std::to_string(r->inputs) + " inputs, " + std::to_string(r->failing_inputs) +
+                       " failing, " + std::to_string(r->findings) + " findings, max ULP " +
+                       num(r->max_ulp) + ", min digits " +
+                       (r->min_digits ? num(*r->min_digits, 2) : "-"))
          << "</system-out>\n    </testcase>\n";
     }
     os << "  </testsuite>\n";

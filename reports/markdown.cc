@@ -12,9 +12,12 @@ namespace {
 std::string cell(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -40,13 +43,14 @@ void write_finding(std::ostream& os, int index, const Finding& f) {
        << "; the exact values are the hex floats of findings.jsonl line " << f.line << "\n\n";
     return;
   }
-  os << "- computed `" << f.computed << "` (" << num(f.computed_dec, 9) << "), exact `" << f.exact << "` ("
-     << num(f.exact_dec, 9) << ") at output " << f.worst_index << (f.nonfinite ? " — non-finite output" : "")
-     << "\n";
+  os << "- computed `" << f.computed << "` (" << num(f.computed_dec, 9) << "), exact `" << f.exact
+     << "` (" << num(f.exact_dec, 9) << ") at output " << f.worst_index
+     << (f.nonfinite ? " — non-finite output" : "") << "\n";
   os << "- ULP error " << num(f.max_ulp) << " = " << num(f.error_over_tolerance)
      << " x the tolerance (" << num(f.tolerance_ulps) << " ULP x max(1, cond))"
      << (f.undecidable ? "; the oracle could not decide the rounding" : "") << "\n";
-  os << "- condition number " << num(f.cond) << " (largest over the outputs " << num(f.max_cond) << ")\n";
+  os << "- condition number " << num(f.cond) << " (largest over the outputs " << num(f.max_cond)
+     << ")\n";
   if (f.has_cestac)
     os << "- CESTAC digits " << num(f.digits, 2) << ", expected " << num(f.expected_digits, 2)
        << " from the conditioning (lowest over the outputs " << num(f.min_digits, 2)
@@ -55,7 +59,8 @@ void write_finding(std::ostream& os, int index, const Finding& f) {
     os << "- CESTAC: not run (no scalar type to swap)\n";
   os << "- detectors fired: " << (f.detectors.empty() ? "none" : join(f.detectors, ", ")) << "\n";
   os << "- input: n = " << f.n;
-  if (f.original_n != f.n) os << " (shrunk from " << f.original_n << " in " << f.shrink_steps << " steps)";
+  if (f.original_n != f.n)
+    os << " (shrunk from " << f.original_n << " in " << f.shrink_steps << " steps)";
   os << ", max |x| = " << num(f.magnitude);
   std::string vals;
   for (size_t i = 0; i < f.input.size() && i < 8; ++i) vals += (i ? ", " : "") + num(f.input[i], 6);
@@ -84,8 +89,8 @@ std::string render_markdown(const RunData& run) {
     recorded += r.findings;
   }
   os << run.results.size() << " implementation x dtype pairs, " << inputs << " inputs, " << failing
-     << " failing, " << run.findings.size() << " findings in findings.jsonl ("
-     << recorded << " recorded by the run), " << num(run.seconds) << " s. A finding means the "
+     << " failing, " << run.findings.size() << " findings in findings.jsonl (" << recorded
+     << " recorded by the run), " << num(run.seconds) << " s. A finding means the "
      << "implementation lost more accuracy than the problem's condition number explains.\n\n";
   if (!run.problems.empty()) {
     os << "**" << run.problems.size() << " unreadable line(s) skipped:**\n\n";

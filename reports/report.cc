@@ -30,7 +30,8 @@ void write_text_atomically(const std::string& path, const std::string& text) {
 std::vector<std::string> write_reports(const std::string& dir, std::ostream& log) {
   const RunData run = load_run(dir);
   for (const auto& p : run.problems) log << "stabfuzz: " << p << "\n";
-  const std::vector<std::string> paths = {dir + "/report.md", dir + "/report.html", dir + "/junit.xml"};
+  const std::vector<std::string> paths = {dir + "/report.md", dir + "/report.html",
+                                          dir + "/junit.xml"};
   write_text_atomically(paths[0], render_markdown(run));
   write_text_atomically(paths[1], render_html(run));
   write_text_atomically(paths[2], render_junit(run));

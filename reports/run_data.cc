@@ -45,7 +45,8 @@ long long integer(const json::Value& v, std::string_view key, long long fallback
 }
 uint64_t seed_of(const json::Value& v) {
   const double d = number(v, "seed");
-  if (!(d >= 0 && d < 18446744073709551616.0)) throw json::ParseError("'seed' is not a 64-bit seed");
+  if (!(d >= 0 && d < 18446744073709551616.0))
+    throw json::ParseError("'seed' is not a 64-bit seed");
   return static_cast<uint64_t>(d);
 }
 bool boolean(const json::Value& v, std::string_view key) {
@@ -136,8 +137,7 @@ Finding parse_finding(const json::Value& v) {
   }
   if (const json::Value* inst = v.get("instabilities"))
     for (const auto& s : inst->as_array())
-      f.instabilities.push_back({s.at("kind").as_string(), str(s, "site"),
-                                 integer(s, "count")});
+      f.instabilities.push_back({s.at("kind").as_string(), str(s, "site"), integer(s, "count")});
   f.n = integer(v, "n");
   f.original_n = integer(v, "original_n", f.n);
   f.shrink_steps = integer(v, "shrink_steps");
@@ -161,7 +161,8 @@ std::vector<const Finding*> RunData::worst_first(const std::string& impl) const 
   std::vector<const Finding*> out;
   for (const auto& f : findings)
     if (f.impl == impl) out.push_back(&f);
-  std::stable_sort(out.begin(), out.end(), [](const Finding* a, const Finding* b) { return worse(*a, *b); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Finding* a, const Finding* b) { return worse(*a, *b); });
   return out;
 }
 
@@ -180,7 +181,8 @@ RunData load_run(const std::string& dir) {
   run.dir = dir;
   if (!exists(dir)) throw InputError("no run directory " + dir);
   const std::string summary_path = dir + "/summary.json";
-  if (!exists(summary_path)) throw InputError(dir + " holds no summary.json (not a stabfuzz run directory)");
+  if (!exists(summary_path))
+    throw InputError(dir + " holds no summary.json (not a stabfuzz run directory)");
   try {
     const json::Value s = json::parse(read_file(summary_path));
     run.target = str(s, "target");
@@ -201,7 +203,8 @@ RunData load_run(const std::string& dir) {
       i.cestac_detections = integer(r, "cestac_detections");
       i.max_ulp = number(r, "max_ulp");
       i.max_error_over_tolerance = number(r, "max_error_over_tolerance");
-      if (const json::Value* d = r.get("min_digits"); d && !d->is_null()) i.min_digits = d->as_number();
+      if (const json::Value* d = r.get("min_digits"); d && !d->is_null())
+        i.min_digits = d->as_number();
       i.seconds = number(r, "seconds");
       run.results.push_back(std::move(i));
     }

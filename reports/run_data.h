@@ -1,4 +1,5 @@
-// A run directory loaded for the reports: summary.json, every readable findings.jsonl line, inject.json.
+// A run directory loaded for the reports: summary.json, every readable findings.jsonl line,
+// inject.json.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@ struct Finding {
   long long case_index = -1;
   double max_ulp = 0, error_over_tolerance = 0, tolerance_ulps = 0, cond = 0, max_cond = 0;
   long long worst_index = 0;
-  std::string computed, exact;          // hex floats
+  std::string computed, exact;  // hex floats
   double computed_dec = 0, exact_dec = 0;
   bool nonfinite = false, undecidable = false;
   bool has_cestac = false;
@@ -34,15 +35,15 @@ struct Finding {
   std::string self_validation;
   std::vector<InstabilitySite> instabilities;
   long long n = 0, original_n = 0, shrink_steps = 0;
-  std::vector<double> input;            // every input value, all arguments joined
-  double magnitude = 0;                 // max |x| over the finite input values
+  std::vector<double> input;                       // every input value, all arguments joined
+  double magnitude = 0;                            // max |x| over the finite input values
   std::string plants, fails_where, suggested_fix;  // injected targets only
   // Isolated targets: "crash", "timeout" or "exception" when the call left no output to judge
   // (then the numerical fields stay 0), and how it ended ("signal SIGSEGV (...)").
   std::string failure, failure_detail;
 
-  double digits_lost() const;           // expected - digits, >= 0; 0 without CESTAC
-  int severity_rank() const;            // critical 3, major 2, minor 1, else 0
+  double digits_lost() const;  // expected - digits, >= 0; 0 without CESTAC
+  int severity_rank() const;   // critical 3, major 2, minor 1, else 0
 };
 
 // One implementation x dtype row of summary.json.
@@ -51,7 +52,7 @@ struct ImplSummary {
   long long inputs = 0, failing_inputs = 0, findings = 0, undecidable = 0;
   long long oracle_detections = 0, cestac_detections = 0;
   double max_ulp = 0, max_error_over_tolerance = 0;
-  std::optional<double> min_digits;     // absent for targets without CESTAC
+  std::optional<double> min_digits;  // absent for targets without CESTAC
   double seconds = 0;
 
   bool injected() const { return kind == "injected"; }
@@ -65,9 +66,9 @@ struct RunData {
   uint64_t seed = 0;
   double seconds = 0;
   std::vector<ImplSummary> results;
-  std::vector<Finding> findings;        // file order
-  std::vector<std::string> problems;    // "DIR/findings.jsonl:LINE: what" for each skipped line
-  std::optional<json::Value> inject;    // inject.json, when the run was `stabfuzz inject`
+  std::vector<Finding> findings;      // file order
+  std::vector<std::string> problems;  // "DIR/findings.jsonl:LINE: what" for each skipped line
+  std::optional<json::Value> inject;  // inject.json, when the run was `stabfuzz inject`
 
   // Findings of one implementation (every dtype), worst first.
   std::vector<const Finding*> worst_first(const std::string& impl) const;

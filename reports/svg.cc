@@ -22,8 +22,10 @@ std::string f1(double v) {
 
 std::string tick_label(double t, bool log) {
   char b[32];
-  if (log) std::snprintf(b, sizeof b, "1e%d", static_cast<int>(std::lround(t)));
-  else std::snprintf(b, sizeof b, "%g", t);
+  if (log)
+    std::snprintf(b, sizeof b, "1e%d", static_cast<int>(std::lround(t)));
+  else
+    std::snprintf(b, sizeof b, "%g", t);
   return b;
 }
 
@@ -58,7 +60,8 @@ Range range_of(const std::vector<double>& ts, bool log) {
 std::vector<double> ticks(const Range& r, bool log) {
   std::vector<double> out;
   const double span = r.hi - r.lo;
-  double step = log ? std::max(1.0, std::ceil(span / 6)) : std::pow(10, std::floor(std::log10(span / 5)));
+  double step =
+      log ? std::max(1.0, std::ceil(span / 6)) : std::pow(10, std::floor(std::log10(span / 5)));
   if (!log && span / step > 8) step *= 2;
   if (!log && span / step > 8) step *= 2.5;
   for (double t = std::ceil(r.lo / step) * step; t <= r.hi + 1e-9; t += step) out.push_back(t);
@@ -67,11 +70,12 @@ std::vector<double> ticks(const Range& r, bool log) {
 
 std::string header(const std::string& title, const std::string& css_class, double w, double h) {
   std::ostringstream os;
-  os << "<svg class=\"" << escape(css_class) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
-     << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << " " << h << "\" role=\"img\" aria-label=\""
-     << escape(title) << "\"><title>" << escape(title) << "</title>"
-     << "<text x=\"" << w / 2 << "\" y=\"16\" text-anchor=\"middle\" class=\"ptitle\">" << escape(title)
-     << "</text>";
+  os << "<svg class=\"" << escape(css_class) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
+     << w << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << " " << h
+     << "\" role=\"img\" aria-label=\"" << escape(title) << "\"><title>" << escape(title)
+     << "</title>"
+     << "<text x=\"" << w / 2 << "\" y=\"16\" text-anchor=\"middle\" class=\"ptitle\">"
+     << escape(title) << "</text>";
   return os.str();
 }
 
@@ -81,11 +85,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -93,7 +106,7 @@ std::string escape(const std::string& s) {
 
 std::string series_colour(const std::string& series) {
   static const std::map<std::string, std::string> fixed = {
-      {"f64", "#1f77b4"}, {"f32", "#d62728"}, {"f16", "#2ca02c"}, {"bf16", "#9467bd"},
+      {"f64", "#1f77b4"},    {"f32", "#d62728"},    {"f16", "#2ca02c"}, {"bf16", "#9467bd"},
       {"cestac", "#ff7f0e"}, {"oracle", "#1f77b4"}, {"both", "#2ca02c"}};
   if (auto it = fixed.find(series); it != fixed.end()) return it->second;
   static const char* palette[] = {"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -102,8 +115,8 @@ std::string series_colour(const std::string& series) {
   return palette[h % 5];
 }
 
-std::string scatter(const std::string& title, const std::vector<Point>& pts, const Axis& x, const Axis& y,
-                    const std::string& css_class) {
+std::string scatter(const std::string& title, const std::vector<Point>& pts, const Axis& x,
+                    const Axis& y, const std::string& css_class) {
   const double x0 = kLeft, x1 = kW - kRight, y0 = kH - kBottom, y1 = kTop + kInfBand;
   auto tx = [&](double v) -> double {
     if (!x.log) return v;
@@ -129,8 +142,8 @@ std::string scatter(const std::string& title, const std::vector<Point>& pts, con
   if (y.log) ry.lo = std::min(ry.lo, 0.0);
   std::ostringstream os;
   os << header(title, css_class, kW, kH);
-  os << "<rect x=\"" << x0 << "\" y=\"" << y1 << "\" width=\"" << x1 - x0 << "\" height=\"" << y0 - y1
-     << "\" class=\"frame\"/>";
+  os << "<rect x=\"" << x0 << "\" y=\"" << y1 << "\" width=\"" << x1 - x0 << "\" height=\""
+     << y0 - y1 << "\" class=\"frame\"/>";
   // Axes: ticks and labels.
   for (double t : ticks(ry, y.log)) {
     const double py = ry.pos(t, y0, y1);
@@ -138,15 +151,16 @@ std::string scatter(const std::string& title, const std::vector<Point>& pts, con
        << "\" class=\"grid\"/><text x=\"" << x0 - 4 << "\" y=\"" << f1(py + 4)
        << "\" text-anchor=\"end\" class=\"tick\">" << tick_label(t, y.log) << "</text>";
   }
-  os << "<text x=\"" << x0 - 4 << "\" y=\"" << kTop + 9 << "\" text-anchor=\"end\" class=\"tick\">inf</text>";
+  os << "<text x=\"" << x0 - 4 << "\" y=\"" << kTop + 9
+     << "\" text-anchor=\"end\" class=\"tick\">inf</text>";
   if (x.categorical) {
     const double slot = (x1 - x0) / std::max<size_t>(1, cats.size());
     for (size_t i = 0; i < cats.size(); ++i) {
       std::string label = cats[i].size() > 14 ? cats[i].substr(0, 13) + "." : cats[i];
       // Slanted, so neighbouring names do not overlap.
       os << "<text transform=\"translate(" << f1(x0 + slot * (i + 0.5) + 3) << "," << y0 + 10
-         << ") rotate(-30)\" text-anchor=\"end\" class=\"tick\"><title>" << escape(cats[i]) << "</title>"
-         << escape(label) << "</text>";
+         << ") rotate(-30)\" text-anchor=\"end\" class=\"tick\"><title>" << escape(cats[i])
+         << "</title>" << escape(label) << "</text>";
     }
   } else {
     for (double t : ticks(rx, x.log)) {
@@ -156,8 +170,9 @@ std::string scatter(const std::string& title, const std::vector<Point>& pts, con
          << "\" text-anchor=\"middle\" class=\"tick\">" << tick_label(t, x.log) << "</text>";
     }
   }
-  os << "<text x=\"" << (x0 + x1) / 2 << "\" y=\"" << kH - 8 << "\" text-anchor=\"middle\" class=\"axis\">"
-     << escape(x.label) << "</text><text transform=\"translate(13," << (y0 + y1) / 2
+  os << "<text x=\"" << (x0 + x1) / 2 << "\" y=\"" << kH - 8
+     << "\" text-anchor=\"middle\" class=\"axis\">" << escape(x.label)
+     << "</text><text transform=\"translate(13," << (y0 + y1) / 2
      << ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">" << escape(y.label) << "</text>";
   // Points; categorical ones spread sideways in a fixed pattern so equal values stay visible.
   std::map<std::string, int> seen;
@@ -176,16 +191,19 @@ std::string scatter(const std::string& title, const std::vector<Point>& pts, con
     const double t = ys[i];
     const double py = std::isinf(t) ? kTop + 6 : std::isfinite(t) ? ry.pos(t, y0, y1) : y0 - 3;
     os << "<circle cx=\"" << f1(px) << "\" cy=\"" << f1(py) << "\" r=\"3.5\" fill=\""
-       << series_colour(p.series) << "\" class=\"pt\"><title>" << escape(p.title) << "</title></circle>";
+       << series_colour(p.series) << "\" class=\"pt\"><title>" << escape(p.title)
+       << "</title></circle>";
   }
   // Legend: one swatch per series.
   std::vector<std::string> series;
   for (const auto& p : pts)
-    if (std::find(series.begin(), series.end(), p.series) == series.end()) series.push_back(p.series);
+    if (std::find(series.begin(), series.end(), p.series) == series.end())
+      series.push_back(p.series);
   double lx = x0 + 4;
   for (const auto& s : series) {
-    os << "<circle cx=\"" << lx + 4 << "\" cy=\"" << kLegendY << "\" r=\"4\" fill=\"" << series_colour(s)
-       << "\"/><text x=\"" << lx + 11 << "\" y=\"" << kLegendY + 4 << "\" class=\"tick\">" << escape(s) << "</text>";
+    os << "<circle cx=\"" << lx + 4 << "\" cy=\"" << kLegendY << "\" r=\"4\" fill=\""
+       << series_colour(s) << "\"/><text x=\"" << lx + 11 << "\" y=\"" << kLegendY + 4
+       << "\" class=\"tick\">" << escape(s) << "</text>";
     lx += 16 + 7 * static_cast<double>(s.size());
   }
   if (pts.empty())
@@ -209,28 +227,31 @@ std::string histogram(const std::string& title, const std::vector<double>& value
   const double bw = (x1 - x0) / bins;
   std::ostringstream os;
   os << header(title, "plot histogram", kW, kH);
-  os << "<rect x=\"" << x0 << "\" y=\"" << y1 << "\" width=\"" << x1 - x0 << "\" height=\"" << y0 - y1
-     << "\" class=\"frame\"/>";
+  os << "<rect x=\"" << x0 << "\" y=\"" << y1 << "\" width=\"" << x1 - x0 << "\" height=\""
+     << y0 - y1 << "\" class=\"frame\"/>";
   for (int b = 0; b < bins; ++b) {
     const double h = (y0 - y1) * counts[static_cast<size_t>(b)] / top;
-    os << "<rect class=\"bar\" x=\"" << f1(x0 + b * bw + 1) << "\" y=\"" << f1(y0 - h) << "\" width=\""
-       << f1(bw - 2) << "\" height=\"" << f1(h) << "\"><title>" << lo + b << " to " << lo + b + 1 << ": "
-       << counts[static_cast<size_t>(b)] << "</title></rect>";
+    os << "<rect class=\"bar\" x=\"" << f1(x0 + b * bw + 1) << "\" y=\"" << f1(y0 - h)
+       << "\" width=\"" << f1(bw - 2) << "\" height=\"" << f1(h) << "\"><title>" << lo + b << " to "
+       << lo + b + 1 << ": " << counts[static_cast<size_t>(b)] << "</title></rect>";
     if (counts[static_cast<size_t>(b)])
       os << "<text x=\"" << f1(x0 + (b + 0.5) * bw) << "\" y=\"" << f1(y0 - h - 3)
-         << "\" text-anchor=\"middle\" class=\"tick\">" << counts[static_cast<size_t>(b)] << "</text>";
+         << "\" text-anchor=\"middle\" class=\"tick\">" << counts[static_cast<size_t>(b)]
+         << "</text>";
     if ((b % (bins > 12 ? 2 : 1)) == 0)
-      os << "<text x=\"" << f1(x0 + b * bw) << "\" y=\"" << y0 + 14 << "\" text-anchor=\"middle\" class=\"tick\">"
-         << lo + b << "</text>";
+      os << "<text x=\"" << f1(x0 + b * bw) << "\" y=\"" << y0 + 14
+         << "\" text-anchor=\"middle\" class=\"tick\">" << lo + b << "</text>";
   }
-  os << "<text x=\"" << (x0 + x1) / 2 << "\" y=\"" << kH - 8 << "\" text-anchor=\"middle\" class=\"axis\">"
-     << escape(x_label) << "</text><text transform=\"translate(13," << (y0 + y1) / 2
+  os << "<text x=\"" << (x0 + x1) / 2 << "\" y=\"" << kH - 8
+     << "\" text-anchor=\"middle\" class=\"axis\">" << escape(x_label)
+     << "</text><text transform=\"translate(13," << (y0 + y1) / 2
      << ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">findings</text></svg>";
   return os.str();
 }
 
 std::string matrix(const std::string& title, const std::vector<std::string>& rows,
-                   const std::vector<std::string>& cols, const std::vector<std::vector<bool>>& cells) {
+                   const std::vector<std::string>& cols,
+                   const std::vector<std::vector<bool>>& cells) {
   size_t label_chars = 8;
   for (const auto& r : rows) label_chars = std::max(label_chars, r.size());
   const double lw = 12 + 6.5 * static_cast<double>(label_chars), cw = 70, ch = 20, top = 46;
@@ -243,13 +264,15 @@ std::string matrix(const std::string& title, const std::vector<std::string>& row
        << "\" text-anchor=\"middle\" class=\"axis\">" << escape(cols[c]) << "</text>";
   for (size_t r = 0; r < rows.size(); ++r) {
     const double y = top + ch * static_cast<double>(r);
-    os << "<text x=\"" << lw - 6 << "\" y=\"" << f1(y + 14) << "\" text-anchor=\"end\" class=\"tick\">"
-       << escape(rows[r]) << "</text>";
+    os << "<text x=\"" << lw - 6 << "\" y=\"" << f1(y + 14)
+       << "\" text-anchor=\"end\" class=\"tick\">" << escape(rows[r]) << "</text>";
     for (size_t c = 0; c < cols.size(); ++c) {
       const bool on = r < cells.size() && c < cells[r].size() && cells[r][c];
       os << "<rect x=\"" << f1(lw + cw * c + 1) << "\" y=\"" << f1(y + 1) << "\" width=\"" << cw - 2
-         << "\" height=\"" << ch - 2 << "\" class=\"" << (on ? "cell on" : "cell off") << "\"><title>"
-         << escape(rows[r] + " / " + cols[c] + (on ? ": detected" : ": not detected")) << "</title></rect>"
+         << "\" height=\"" << ch - 2 << "\" class=\"" << (on ? "cell on" : "cell off")
+         << "\"><title>"
+         << escape(rows[r] + " / " + cols[c] + (on ? ": detected" : ": not detected"))
+         << "</title></rect>"
          << "<text x=\"" << f1(lw + cw * (c + 0.5)) << "\" y=\"" << f1(y + 14)
          << "\" text-anchor=\"middle\" class=\"tick\">" << (on ? "detected" : "-") << "</text>";
     }

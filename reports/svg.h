@@ -21,8 +21,8 @@ struct Axis {
 };
 
 // A scatter plot; `css_class` is set on the <svg> (the browser test counts them).
-std::string scatter(const std::string& title, const std::vector<Point>& pts, const Axis& x, const Axis& y,
-                    const std::string& css_class = "plot");
+std::string scatter(const std::string& title, const std::vector<Point>& pts, const Axis& x,
+                    const Axis& y, const std::string& css_class = "plot");
 
 // Bars of counts over [lo, hi) in unit-wide bins, labelled by their lower edge.
 std::string histogram(const std::string& title, const std::vector<double>& values, int lo, int hi,
@@ -30,7 +30,8 @@ std::string histogram(const std::string& title, const std::vector<double>& value
 
 // Rows x columns of filled (true) or empty (false) cells.
 std::string matrix(const std::string& title, const std::vector<std::string>& rows,
-                   const std::vector<std::string>& cols, const std::vector<std::vector<bool>>& cells);
+                   const std::vector<std::string>& cols,
+                   const std::vector<std::vector<bool>>& cells);
 
 // The colour a series gets (the same in every plot of a page).
 std::string series_colour(const std::string& series);

@@ -1,8 +1,9 @@
 // The softmax family: contract, value regimes, tolerances and the implementations under test.
+#include "injectors/softmax.h"
+
 #include <cmath>
 
 #include "harness/gen/regimes.h"
-#include "injectors/softmax.h"
 #include "oracles/softmax.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/softmax.h"
@@ -24,7 +25,8 @@ std::vector<Regime> softmax_regimes() {
          for (auto& x : v) x = s * e.normal();
          return row_input(d, std::move(v));
        }},
-      {"near_overflow", "logits around the exp overflow threshold (88.7 f32, 709.8 f64), some beyond",
+      {"near_overflow",
+       "logits around the exp overflow threshold (88.7 f32, 709.8 f64), some beyond",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
          const double t = gen::exp_overflow_threshold(d), s = e.log_uniform(0.01, 10);
@@ -32,7 +34,8 @@ std::vector<Regime> softmax_regimes() {
          for (auto& x : v) x = t + s * e.normal();
          return row_input(d, std::move(v));
        }},
-      {"large", "logits of magnitude 1e3..1e5 (f64), 1e2..1e4 (f32, bf16), 20..2000 (f16), mostly positive",
+      {"large",
+       "logits of magnitude 1e3..1e5 (f64), 1e2..1e4 (f32, bf16), 20..2000 (f16), mostly positive",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
          const double lo = d == DType::f64 ? 1e3 : (d == DType::f16 ? 20 : 1e2);
@@ -65,7 +68,8 @@ std::vector<Regime> softmax_regimes() {
          for (auto& x : v) x = vals[e.below(static_cast<uint64_t>(k))];
          return row_input(d, std::move(v));
        }},
-      {"neg_inf_entries", "small logits with some entries -inf (masked positions), one finite at least",
+      {"neg_inf_entries",
+       "small logits with some entries -inf (masked positions), one finite at least",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
          const double p = e.uniform(0.05, 0.95);

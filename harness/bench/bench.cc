@@ -2,8 +2,8 @@
 // (n = 4096) and gemm 128x128x128, native and under Stoch<T, 3>, for double and float.
 #include "harness/bench/bench.h"
 
-#include <ctime>
 #include <cmath>
+#include <ctime>
 #include <functional>
 #include <ostream>
 
@@ -33,8 +33,10 @@ volatile double g_sink = 0;
 
 template <class S>
 double first_value(const std::vector<S>& y) {
-  if constexpr (std::is_floating_point_v<S>) return y.empty() ? 0.0 : static_cast<double>(y[0]);
-  else return y.empty() ? 0.0 : y[0].mean();
+  if constexpr (std::is_floating_point_v<S>)
+    return y.empty() ? 0.0 : static_cast<double>(y[0]);
+  else
+    return y.empty() ? 0.0 : y[0].mean();
 }
 
 // The mean time per call of calls repeated for at least `seconds`, in ns.
@@ -98,11 +100,13 @@ Input gemm_input(DType d, size_t m, size_t k, size_t n) {
   std::vector<double> a(m * k), b(k * n);
   for (auto& x : a) x = e.normal();
   for (auto& x : b) x = e.normal();
-  return gen::make_input(d, {Tensor{{int64_t(m), int64_t(k)}, a}, Tensor{{int64_t(k), int64_t(n)}, b}});
+  return gen::make_input(
+      d, {Tensor{{int64_t(m), int64_t(k)}, a}, Tensor{{int64_t(k), int64_t(n)}, b}});
 }
 
 template <class T>
-void measure_all(DType d, const Options& opts, std::vector<Measurement>& out, std::ostream& progress) {
+void measure_all(DType d, const Options& opts, std::vector<Measurement>& out,
+                 std::ostream& progress) {
   constexpr size_t kN = 4096, kG = 128;
   auto add = [&](Measurement m) {
     progress << "  " << m.op << " " << m.dtype << ": native " << m.native_ns << " ns, cestac "
@@ -118,7 +122,8 @@ void measure_all(DType d, const Options& opts, std::vector<Measurement>& out, st
   var.set_param("unbiased", 0);
   add(measure<injectors::VarianceNaive, T>("variance_naive", var, kN, opts));
   add(measure<targets::VarianceStable<false>, T>("variance_two_pass", var, kN, opts));
-  add(measure<targets::GemmStable, T>("gemm_128", gemm_input(d, kG, kG, kG), double(kG * kG * kG), opts));
+  add(measure<targets::GemmStable, T>("gemm_128", gemm_input(d, kG, kG, kG), double(kG * kG * kG),
+                                      opts));
 }
 
 }  // namespace
@@ -163,8 +168,8 @@ std::vector<OracleCost> oracle_costs(int inputs, size_t max_elements, std::ostre
     c.native_ns = 1e9 * native_s / c.elements;
     c.oracle_ns = 1e9 * oracle_s / c.elements;
     c.ratio = c.native_ns > 0 ? c.oracle_ns / c.native_ns : 0;
-    progress << "  oracle " << f.name << ": " << c.oracle_ns << " ns per element ("
-             << c.inputs << " inputs)" << std::endl;
+    progress << "  oracle " << f.name << ": " << c.oracle_ns << " ns per element (" << c.inputs
+             << " inputs)" << std::endl;
     out.push_back(c);
   }
   return out;
@@ -216,7 +221,8 @@ std::vector<FuzzThroughput> fuzz_throughput(double seconds, std::ostream& progre
       }
       t.execs_per_s = elapsed > 0 ? static_cast<double>(execs) / elapsed : 0;
       progress << "  fuzz " << t.impl << " " << t.dtype << ": " << t.execs_per_s << " exec/s ("
-               << t.inputs << " inputs, " << t.mean_values << " values each on average)" << std::endl;
+               << t.inputs << " inputs, " << t.mean_values << " values each on average)"
+               << std::endl;
       out.push_back(std::move(t));
     }
   }

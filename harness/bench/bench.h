@@ -25,9 +25,9 @@ struct Measurement {
 struct OracleCost {
   std::string family;
   int64_t inputs = 0;
-  double elements = 0;    // input values over all inputs
-  double native_ns = 0;   // per element, the stable target natively
-  double oracle_ns = 0;   // per element, the MPFR oracle (Ziv's loop included)
+  double elements = 0;   // input values over all inputs
+  double native_ns = 0;  // per element, the stable target natively
+  double oracle_ns = 0;  // per element, the MPFR oracle (Ziv's loop included)
   double ratio = 0;
 };
 
@@ -36,9 +36,9 @@ struct OracleCost {
 struct FuzzThroughput {
   std::string impl;
   std::string dtype;
-  int64_t inputs = 0;        // distinct byte strings timed, each decoding to <= 64 values
-  double mean_values = 0;    // values per input, on average
-  double execs_per_s = 0;    // thread CPU time
+  int64_t inputs = 0;      // distinct byte strings timed, each decoding to <= 64 values
+  double mean_values = 0;  // values per input, on average
+  double execs_per_s = 0;  // thread CPU time
 };
 
 struct Options {

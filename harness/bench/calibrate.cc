@@ -69,14 +69,15 @@ Summary run(int per, uint64_t seed, std::ostream& progress) {
     const Family* f = reg.find_family(family);
     if (!f) return;
     for (const auto& t : f->targets)
-      if (t.kind == TargetKind::reference && t.cestac) subjects.push_back({t.id, f, t.cestac, make});
+      if (t.kind == TargetKind::reference && t.cestac)
+        subjects.push_back({t.id, f, t.cestac, make});
   };
   add_stable("sum", cancelling_row);
   add_stable("var", shifted_row);
   add_stable("dot", cancelling_dot);
   if (const Family* var = reg.find_family("var"))
-    subjects.push_back({"var/injected/naive_one_pass", var, op_cestac<injectors::VarianceNaive>(),
-                        shifted_row});
+    subjects.push_back(
+        {"var/injected/naive_one_pass", var, op_cestac<injectors::VarianceNaive>(), shifted_row});
 
   Summary s;
   int agree = 0, over = 0;
@@ -88,7 +89,8 @@ Summary run(int per, uint64_t seed, std::ostream& progress) {
         const double lc = max_log_cond * k / std::max(1, per - 1);
         const Input in = subj.make(d, e, lc);
         const OracleResult o = subj.family->oracle(in);
-        if (!o.decidable || o.exact.empty() || o.exact[0] == 0 || !std::isfinite(o.exact[0])) continue;
+        if (!o.decidable || o.exact.empty() || o.exact[0] == 0 || !std::isfinite(o.exact[0]))
+          continue;
         CestacRequest req;
         req.seed = seed;
         req.stream = static_cast<uint64_t>(k);

@@ -40,7 +40,6 @@ using Clock = std::chrono::steady_clock;
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) { g_interrupted = 1; }
 
-
 // A killed campaign may leave half a line at the end of findings.jsonl: cut it (its unit re-runs).
 void cut_torn_tail(const std::string& path) {
   const std::string text = reports::read_text(path);
@@ -79,8 +78,12 @@ class Campaign {
   std::vector<std::string> unit_argv(const UnitRecord& u, double budget) const;
   void launch(size_t round, size_t unit);
   void finish_unit(const Running& r, int status);
-  void add_failure_finding(const UnitRecord& u, const std::string& failure, const std::string& detail);
-  void save() { state_.elapsed_s = elapsed(); save_state(state_, o_.out_dir); }
+  void add_failure_finding(const UnitRecord& u, const std::string& failure,
+                           const std::string& detail);
+  void save() {
+    state_.elapsed_s = elapsed();
+    save_state(state_, o_.out_dir);
+  }
   double elapsed() const {
     return elapsed_before_ + std::chrono::duration<double>(Clock::now() - session_start_).count();
   }
@@ -111,7 +114,8 @@ void Campaign::open_state() {
   std::error_code ec;
   const bool exists = fs::exists(state_path, ec);
   if (o_.resume) {
-    if (!exists) throw InputError("--resume: " + o_.out_dir + " holds no campaign.json (nothing to resume)");
+    if (!exists)
+      throw InputError("--resume: " + o_.out_dir + " holds no campaign.json (nothing to resume)");
     state_ = load_state(o_.out_dir);
     const int jobs = o_.jobs;
     o_.time_s = state_.time_s;
@@ -123,10 +127,13 @@ void Campaign::open_state() {
     o_.unit_flags = state_.unit_flags;
     o_.jobs = jobs > 0 ? jobs : state_.jobs;
     state_.jobs = o_.jobs;
-    if (state_.finished) progress_ << "stabfuzz campaign: " << o_.out_dir << " is finished; rewriting its reports\n";
+    if (state_.finished)
+      progress_ << "stabfuzz campaign: " << o_.out_dir << " is finished; rewriting its reports\n";
   } else {
     if (exists)
-      throw InputError(o_.out_dir + " already holds a campaign: continue it with --resume, or give another --out");
+      throw InputError(
+          o_.out_dir +
+          " already holds a campaign: continue it with --resume, or give another --out");
     state_.seed = o_.seed;
     state_.targets = o_.targets;
     state_.time_s = o_.time_s;
@@ -149,7 +156,8 @@ void Campaign::open_state() {
     for (const auto& it : items_) state_.impls.push_back(it.impl);
     state_.unavailable = unavailable;
   }
-  if (items_.empty()) throw InputError("--targets " + o_.targets + " leaves nothing to run in shard " + state_.shard);
+  if (items_.empty())
+    throw InputError("--targets " + o_.targets + " leaves nothing to run in shard " + state_.shard);
   for (size_t k = 0; k < items_.size(); ++k) item_of_[items_[k].impl] = k;
   fs::create_directories(o_.out_dir + "/units", ec);
   if (ec) throw InputError("cannot create directory " + o_.out_dir + "/units: " + ec.message());
@@ -180,7 +188,8 @@ void Campaign::rebuild_stats() {
   for (size_t k = 0; k < items_.size(); ++k) {
     findings_total_ += stats_[k].findings;
     if (items_[k].kind != TargetKind::injected) findings_claiming_ += stats_[k].findings;
-    if (items_[k].kind == TargetKind::injected) stats_[k].findings = 0;  // only "detected" steers them
+    if (items_[k].kind == TargetKind::injected)
+      stats_[k].findings = 0;  // only "detected" steers them
   }
   for (const auto& r : state_.rounds)
     for (const auto& u : r.units) {
@@ -189,7 +198,8 @@ void Campaign::rebuild_stats() {
       ++s.units;
       if (u.engine == Engine::fuzz) {
         if (u.status == "error") s.fuzz_failed = true;
-        if (u.executions > 0) s.corpus_growth = static_cast<double>(u.corpus_added) / static_cast<double>(u.executions);
+        if (u.executions > 0)
+          s.corpus_growth = static_cast<double>(u.corpus_added) / static_cast<double>(u.executions);
       }
     }
   if (!o_.baseline.empty()) {
@@ -198,7 +208,9 @@ void Campaign::rebuild_stats() {
       const json::Value b = json::parse(text);
       for (const auto& row : b.at("results").as_array()) {
         auto it = item_of_.find(row.at("impl").as_string());
-        if (it != item_of_.end()) stats_[it->second].baseline_findings += static_cast<int64_t>(row.at("findings").as_number());
+        if (it != item_of_.end())
+          stats_[it->second].baseline_findings +=
+              static_cast<int64_t>(row.at("findings").as_number());
       }
     } catch (const std::exception& e) {
       throw InputError("--baseline " + o_.baseline + ": summary.json unreadable: " + e.what());
@@ -209,9 +221,11 @@ void Campaign::rebuild_stats() {
 void Campaign::merge_round_corpora() {
   for (auto& r : state_.rounds)
     for (auto& u : r.units) {
-      if (u.engine != Engine::fuzz || u.corpus_merged || (u.status != "done" && u.status != "crashed" && u.status != "hung"))
+      if (u.engine != Engine::fuzz || u.corpus_merged ||
+          (u.status != "done" && u.status != "crashed" && u.status != "hung"))
         continue;
-      merge_corpus_dir(o_.out_dir + "/" + u.dir + "/corpus", o_.out_dir + "/corpus/" + slug(items_[u.item].impl), false);
+      merge_corpus_dir(o_.out_dir + "/" + u.dir + "/corpus",
+                       o_.out_dir + "/corpus/" + slug(items_[u.item].impl), false);
       std::error_code ec;
       fs::remove_all(o_.out_dir + "/" + u.dir + "/corpus", ec);
       u.corpus_merged = true;
@@ -225,7 +239,8 @@ bool Campaign::plan_next_round() {
   if (o_.runs > 0) {
     if (number > 2) return false;  // --runs: one property round, one fuzz round
     for (size_t k = 0; k < items_.size(); ++k)
-      if (!(round_engine(number) == Engine::fuzz && stats_[k].fuzz_failed)) planned.push_back({k, 0});
+      if (!(round_engine(number) == Engine::fuzz && stats_[k].fuzz_failed))
+        planned.push_back({k, 0});
   } else {
     PlanInput in;
     in.round = number;
@@ -339,13 +354,15 @@ void Campaign::launch(size_t round, size_t unit) {
   save();
 }
 
-void Campaign::add_failure_finding(const UnitRecord& u, const std::string& failure, const std::string& detail) {
+void Campaign::add_failure_finding(const UnitRecord& u, const std::string& failure,
+                                   const std::string& detail) {
   const WorkItem& it = items_[u.item];
   json::Value f;
   f.set("target", it.family);
   f.set("impl", it.impl);
   f.set("kind", target_kind_name(it.kind));
-  f.set("dtype", std::string(dtype_name(it.dtypes.front())));  // the unit ran every dtype; its first
+  f.set("dtype",
+        std::string(dtype_name(it.dtypes.front())));  // the unit ran every dtype; its first
   f.set("seed", u.seed);
   f.set("case", -1);
   f.set("engine", engine_name(u.engine));
@@ -353,8 +370,8 @@ void Campaign::add_failure_finding(const UnitRecord& u, const std::string& failu
   f.set("detectors", "campaign");
   f.set("severity", "critical");
   f.set("failure", failure);
-  f.set("failure_detail", detail + " (the unit tested every dtype of the implementation; log: " + o_.out_dir + "/" +
-                              u.dir + "/log.txt)");
+  f.set("failure_detail", detail + " (the unit tested every dtype of the implementation; log: " +
+                              o_.out_dir + "/" + u.dir + "/log.txt)");
   f.set("replay", u.command);
   if (!seen_.insert(finding_identity(f)).second) return;
   writer_->append(f);
@@ -383,7 +400,8 @@ void Campaign::finish_unit(const Running& r, int status) {
   u.new_findings = added;
   if (r.guard_killed) {
     u.status = "hung";
-    add_failure_finding(u, "timeout", "the unit ran past its guard of " + cli::format_duration(u.seconds));
+    add_failure_finding(u, "timeout",
+                        "the unit ran past its guard of " + cli::format_duration(u.seconds));
   } else if (WIFSIGNALED(status)) {
     u.status = "crashed";
     add_failure_finding(u, "crash", std::string("signal ") + ::strsignal(WTERMSIG(status)));
@@ -397,21 +415,25 @@ void Campaign::finish_unit(const Running& r, int status) {
     for (std::string line; std::getline(ss, line);)
       if (!line.empty()) last = line;
     u.problem = last;
-    progress_ << "stabfuzz campaign: unit " << u.dir << " (" << items_[u.item].impl << ", " << engine_name(u.engine)
-              << ") ended with exit status " << u.exit_code << ": " << last << "\n";
+    progress_ << "stabfuzz campaign: unit " << u.dir << " (" << items_[u.item].impl << ", "
+              << engine_name(u.engine) << ") ended with exit status " << u.exit_code << ": " << last
+              << "\n";
     if (u.engine == Engine::fuzz) stats_[u.item].fuzz_failed = true;
   }
   if (u.engine == Engine::fuzz) {
     const std::string s = reports::read_text(dir + "/summary.json");
     try {
-      if (!s.empty()) u.executions = static_cast<int64_t>(json::parse(s).at("executions").as_number());
+      if (!s.empty())
+        u.executions = static_cast<int64_t>(json::parse(s).at("executions").as_number());
     } catch (const std::exception&) {
     }
     std::error_code ec;
     u.corpus_added = 0;
     for (const auto& e : fs::directory_iterator(dir + "/corpus", ec))
       if (e.is_regular_file()) ++u.corpus_added;
-    if (u.executions > 0) stats_[u.item].corpus_growth = static_cast<double>(u.corpus_added) / static_cast<double>(u.executions);
+    if (u.executions > 0)
+      stats_[u.item].corpus_growth =
+          static_cast<double>(u.corpus_added) / static_cast<double>(u.executions);
   }
   ++stats_[u.item].units;
   save();
@@ -420,7 +442,9 @@ void Campaign::finish_unit(const Running& r, int status) {
 void Campaign::print_progress(bool force) {
   const auto now = Clock::now();
   if (!force && now < next_progress_) return;
-  next_progress_ = now + std::chrono::milliseconds(o_.progress_tty ? 500 : static_cast<int64_t>(o_.progress_every_s * 1000));
+  next_progress_ =
+      now + std::chrono::milliseconds(
+                o_.progress_tty ? 500 : static_cast<int64_t>(o_.progress_every_s * 1000));
   size_t done = 0, total = 0;
   for (const auto& r : state_.rounds)
     for (const auto& u : r.units) {
@@ -430,8 +454,9 @@ void Campaign::print_progress(bool force) {
   std::ostringstream line;
   line << "campaign: round " << state_.rounds.size();
   if (!state_.rounds.empty()) line << " (" << engine_name(state_.rounds.back().engine) << ")";
-  line << ", units " << done << "/" << total << ", findings " << findings_total_ << " (" << findings_claiming_
-       << " in references/libraries), elapsed " << cli::format_duration(elapsed());
+  line << ", units " << done << "/" << total << ", findings " << findings_total_ << " ("
+       << findings_claiming_ << " in references/libraries), elapsed "
+       << cli::format_duration(elapsed());
   if (o_.time_s > 0) line << ", left " << cli::format_duration(std::max(0.0, time_left()));
   if (o_.progress_tty)
     progress_ << "\r\033[K" << line.str() << std::flush;
@@ -442,20 +467,23 @@ void Campaign::print_progress(bool force) {
 int Campaign::run() {
   open_state();
   rebuild_stats();
-  progress_ << "stabfuzz campaign: " << items_.size() << " implementations (shard " << state_.shard << "), seed "
-            << o_.seed << ", " << o_.jobs << " workers, ";
+  progress_ << "stabfuzz campaign: " << items_.size() << " implementations (shard " << state_.shard
+            << "), seed " << o_.seed << ", " << o_.jobs << " workers, ";
   if (o_.runs > 0)
     progress_ << o_.runs << " inputs per unit";
   else
-    progress_ << cli::format_duration(o_.time_s) << (o_.resume ? " (" + cli::format_duration(time_left()) + " left)" : "");
+    progress_ << cli::format_duration(o_.time_s)
+              << (o_.resume ? " (" + cli::format_duration(time_left()) + " left)" : "");
   progress_ << ", out " << o_.out_dir << std::endl;
   if (!state_.unavailable.empty())
-    progress_ << "stabfuzz campaign: " << state_.unavailable.size() << " implementations unavailable here (listed in summary.json)\n";
+    progress_ << "stabfuzz campaign: " << state_.unavailable.size()
+              << " implementations unavailable here (listed in summary.json)\n";
   g_interrupted = 0;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
   bool more_rounds = !state_.finished;
@@ -477,8 +505,10 @@ int Campaign::run() {
       for (const auto& u : units) pending |= u.status == "pending";
     }
     if (running_.empty() && !pending) {
-      if (more_rounds && (o_.runs > 0 || time_left() > kMinSliceS + 0.5)) more_rounds = plan_next_round();
-      else more_rounds = false;
+      if (more_rounds && (o_.runs > 0 || time_left() > kMinSliceS + 0.5))
+        more_rounds = plan_next_round();
+      else
+        more_rounds = false;
       if (!more_rounds) break;
       continue;
     }
@@ -514,8 +544,9 @@ int Campaign::run() {
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGTERM, &old_term, nullptr);
     if (o_.progress_tty) progress_ << "\n";
-    progress_ << "stabfuzz campaign: interrupted; " << findings_total_ << " findings kept in " << o_.out_dir
-              << "/findings.jsonl; continue with: stabfuzz campaign --resume --out " << shell_word(o_.out_dir) << std::endl;
+    progress_ << "stabfuzz campaign: interrupted; " << findings_total_ << " findings kept in "
+              << o_.out_dir << "/findings.jsonl; continue with: stabfuzz campaign --resume --out "
+              << shell_word(o_.out_dir) << std::endl;
     return 130;
   }
   ::sigaction(SIGINT, &old_int, nullptr);
@@ -547,7 +578,8 @@ int Campaign::finish() {
 
 }  // namespace
 
-int run_campaign(const Registry& reg, CampaignOptions o, std::ostream& out, std::ostream& progress) {
+int run_campaign(const Registry& reg, CampaignOptions o, std::ostream& out,
+                 std::ostream& progress) {
   Campaign c(reg, std::move(o), out, progress);
   return c.run();
 }

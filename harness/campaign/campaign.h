@@ -12,15 +12,15 @@ namespace stabfuzz::campaign {
 
 struct CampaignOptions {
   std::string targets = "all";
-  double time_s = 0;       // wall-clock budget; <= 0: none (then runs > 0)
-  int64_t runs = 0;        // > 0: every unit runs this many inputs (executions), one round per engine
+  double time_s = 0;  // wall-clock budget; <= 0: none (then runs > 0)
+  int64_t runs = 0;   // > 0: every unit runs this many inputs (executions), one round per engine
   int jobs = 1;
   uint64_t seed = 1;
   Shard shard;
   std::string out_dir;
   bool resume = false;
-  std::string baseline;    // an earlier campaign: diff, corpora, budget weights
-  std::string binary;      // this stabfuzz, run for each unit
+  std::string baseline;  // an earlier campaign: diff, corpora, budget weights
+  std::string binary;    // this stabfuzz, run for each unit
   // Flags every unit gets (plugins, --cancel-digits, --timeout-ms, --max-findings, --shrink-evals).
   std::vector<std::string> unit_flags;
   bool write_reports = true;

@@ -16,7 +16,6 @@
 namespace stabfuzz::campaign {
 namespace {
 
-
 json::Value strings(const std::vector<std::string>& v) {
   json::Array a;
   for (const auto& s : v) a.emplace_back(s);
@@ -96,7 +95,8 @@ CampaignState load_state(const std::string& out_dir) {
   try {
     const json::Value j = json::parse(text);
     s.version = static_cast<int>(j.at("version").as_number());
-    if (s.version != 1) throw json::ParseError("version " + std::to_string(s.version) + " is not 1");
+    if (s.version != 1)
+      throw json::ParseError("version " + std::to_string(s.version) + " is not 1");
     s.seed = static_cast<uint64_t>(j.at("seed").as_number());
     s.targets = j.at("targets").as_string();
     s.shard = j.at("shard").as_string();
@@ -117,7 +117,8 @@ CampaignState load_state(const std::string& out_dir) {
         UnitRecord u;
         u.item = static_cast<size_t>(ju.at("item").as_number());
         if (u.item >= s.impls.size() || ju.at("impl").as_string() != s.impls[u.item])
-          throw json::ParseError("unit " + ju.at("dir").as_string() + " names another implementation");
+          throw json::ParseError("unit " + ju.at("dir").as_string() +
+                                 " names another implementation");
         u.engine = r.engine;
         u.round = r.number;
         u.budget_s = ju.at("budget_s").as_number();
@@ -129,8 +130,10 @@ CampaignState load_state(const std::string& out_dir) {
         if (const auto* c = ju.get("problem")) u.problem = c->as_string();
         u.findings = static_cast<int64_t>(ju.at("findings").as_number());
         u.new_findings = static_cast<int64_t>(ju.at("new_findings").as_number());
-        if (const auto* c = ju.get("executions")) u.executions = static_cast<int64_t>(c->as_number());
-        if (const auto* c = ju.get("corpus_added")) u.corpus_added = static_cast<int64_t>(c->as_number());
+        if (const auto* c = ju.get("executions"))
+          u.executions = static_cast<int64_t>(c->as_number());
+        if (const auto* c = ju.get("corpus_added"))
+          u.corpus_added = static_cast<int64_t>(c->as_number());
         if (const auto* c = ju.get("corpus_merged")) u.corpus_merged = c->as_bool();
         u.seconds = ju.at("seconds").as_number();
         r.units.push_back(std::move(u));
@@ -163,7 +166,8 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
               static_cast<int64_t>(row.at("inputs").as_number());
         }
       } catch (const std::exception& e) {
-        std::cerr << "stabfuzz campaign: " << out_dir << "/" << u.dir << "/summary.json skipped: " << e.what() << "\n";
+        std::cerr << "stabfuzz campaign: " << out_dir << "/" << u.dir
+                  << "/summary.json skipped: " << e.what() << "\n";
       }
     }
   // Crashed and hung units count as failing inputs of their implementation's first dtype.
@@ -191,8 +195,10 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
   std::map<std::string, size_t> rank;
   for (size_t k = 0; k < s.impls.size(); ++k) rank[s.impls[k]] = k;
   std::stable_sort(joined.begin(), joined.end(), [&](const json::Value& a, const json::Value& b) {
-    const size_t ra = rank.count(a.at("impl").as_string()) ? rank[a.at("impl").as_string()] : SIZE_MAX;
-    const size_t rb = rank.count(b.at("impl").as_string()) ? rank[b.at("impl").as_string()] : SIZE_MAX;
+    const size_t ra =
+        rank.count(a.at("impl").as_string()) ? rank[a.at("impl").as_string()] : SIZE_MAX;
+    const size_t rb =
+        rank.count(b.at("impl").as_string()) ? rank[b.at("impl").as_string()] : SIZE_MAX;
     if (ra != rb) return ra < rb;
     return parse_dtype(a.at("dtype").as_string()).value_or(DType::f64) <
            parse_dtype(b.at("dtype").as_string()).value_or(DType::f64);
@@ -236,8 +242,9 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
   return out;
 }
 
-void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s, const std::vector<WorkItem>& items,
-                            const std::string& out_dir, std::ostream& out) {
+void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
+                            const std::vector<WorkItem>& items, const std::string& out_dir,
+                            std::ostream& out) {
   const json::Value& c = sum.summary.at("campaign");
   const auto& rows = sum.summary.at("results").as_array();
   out << "campaign " << out_dir << ": " << items.size() << " implementations, " << rows.size()
@@ -246,9 +253,11 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s, 
   if (!nc.empty()) out << ", " << nc.size() << " implementations NOT covered (budget too small)";
   if (!s.unavailable.empty()) out << ", " << s.unavailable.size() << " unavailable here";
   out << "\n  units:";
-  for (const auto& [k, v] : c.at("units").as_object()) out << " " << static_cast<long long>(v.as_number()) << " " << k << ",";
-  out << " in " << s.rounds.size() << " rounds; " << static_cast<long long>(c.at("property_inputs").as_number())
-      << " property inputs, " << static_cast<long long>(c.at("fuzz_executions").as_number()) << " fuzz executions; "
+  for (const auto& [k, v] : c.at("units").as_object())
+    out << " " << static_cast<long long>(v.as_number()) << " " << k << ",";
+  out << " in " << s.rounds.size() << " rounds; "
+      << static_cast<long long>(c.at("property_inputs").as_number()) << " property inputs, "
+      << static_cast<long long>(c.at("fuzz_executions").as_number()) << " fuzz executions; "
       << cli::format_duration(s.elapsed_s) << " with " << s.jobs << " workers\n";
   std::map<std::string, size_t> kind_impls;
   for (const auto& it : items) ++kind_impls[std::string(target_kind_name(it.kind))];
@@ -263,7 +272,8 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s, 
       const std::string name = r.at("impl").as_string() + " " + r.at("dtype").as_string();
       if (failing > 0) {
         ++detected;
-        with.push_back(name + " (" + std::to_string(static_cast<long long>(r.at("findings").as_number())) + ")");
+        with.push_back(name + " (" +
+                       std::to_string(static_cast<long long>(r.at("findings").as_number())) + ")");
       } else {
         without.push_back(name);
       }
@@ -282,12 +292,16 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s, 
   for (const auto& r : s.rounds)
     for (const auto& u : r.units)
       if (u.status == "error")
-        out << "  unit error: " << u.dir << " " << s.impls[u.item] << " " << engine_name(u.engine) << ": " << u.problem << "\n";
+        out << "  unit error: " << u.dir << " " << s.impls[u.item] << " " << engine_name(u.engine)
+            << ": " << u.problem << "\n";
   const auto& nca = c.at("not_covered").as_array();
-  for (size_t i = 0; i < nca.size() && i < 12; ++i) out << (i ? ", " : "  not covered: ") << nca[i].as_string();
+  for (size_t i = 0; i < nca.size() && i < 12; ++i)
+    out << (i ? ", " : "  not covered: ") << nca[i].as_string();
   if (!nca.empty()) out << "\n";
-  out << "findings: " << out_dir << "/findings.jsonl (" << read_findings(out_dir + "/findings.jsonl", nullptr).size()
-      << ", each input once)\nsummary:  " << out_dir << "/summary.json\nstate:    " << out_dir << "/campaign.json\n";
+  out << "findings: " << out_dir << "/findings.jsonl ("
+      << read_findings(out_dir + "/findings.jsonl", nullptr).size()
+      << ", each input once)\nsummary:  " << out_dir << "/summary.json\nstate:    " << out_dir
+      << "/campaign.json\n";
 }
 
 }  // namespace stabfuzz::campaign

@@ -18,13 +18,13 @@ struct UnitRecord {
   int round = 1;
   double budget_s = 0;
   uint64_t seed = 1;
-  std::string dir;       // relative to the campaign directory: units/rNN-IIII
-  std::string command;   // the unit's command line (its reproducer when it crashes or hangs)
+  std::string dir;      // relative to the campaign directory: units/rNN-IIII
+  std::string command;  // the unit's command line (its reproducer when it crashes or hangs)
   // pending, running, done, crashed (a signal), hung (killed by its guard), error (exit status
   // other than 0 or 1: a usage or internal error), skipped (the budget ran out first)
   std::string status = "pending";
   int exit_code = 0;
-  std::string problem;   // error: the last line the unit wrote
+  std::string problem;  // error: the last line the unit wrote
   int64_t findings = 0, new_findings = 0, executions = 0, corpus_added = 0;
   bool corpus_merged = false;
   double seconds = 0;
@@ -47,7 +47,7 @@ struct CampaignState {
   std::vector<std::string> impls;        // the work list (this shard), in order
   std::vector<std::string> unavailable;  // "id: reason"
   std::vector<RoundRecord> rounds;
-  double elapsed_s = 0;                  // campaign time spent, over every session
+  double elapsed_s = 0;  // campaign time spent, over every session
   bool finished = false;
 };
 
@@ -61,11 +61,13 @@ struct CampaignSummary {
   int exit_code = 0;    // 1: a reference or library implementation has a finding
 };
 
-// Joins the units' summary rows (and the campaign's own crash and hang findings) into OUT/summary.json.
+// Joins the units' summary rows (and the campaign's own crash and hang findings) into
+// OUT/summary.json.
 CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector<WorkItem>& items,
                                        const std::string& out_dir);
 // The morning answer in a few lines: coverage, units, and which implementations have findings.
-void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s, const std::vector<WorkItem>& items,
-                            const std::string& out_dir, std::ostream& out);
+void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
+                            const std::vector<WorkItem>& items, const std::string& out_dir,
+                            std::ostream& out);
 
 }  // namespace stabfuzz::campaign

@@ -1,13 +1,12 @@
 // The inject loop: mutants until their first detection, reference targets for the whole budget.
 #include "harness/campaign/inject.h"
 
-#include <stdexcept>
-
 #include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "harness/campaign/runner.h"
 #include "harness/corpus/replay.h"
@@ -20,7 +19,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // The same CESTAC stream for every input of a target: what `stabfuzz replay` uses, so a saved
 // regression input replays bit for bit.
@@ -78,7 +79,8 @@ std::string save(const Registry& reg, const std::string& dir, const corpus::Entr
   return path;
 }
 
-MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t, const InjectOptions& o) {
+MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
+                        const InjectOptions& o) {
   MutantResult r;
   r.id = t.id;
   r.family = f.name;
@@ -104,7 +106,8 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t, c
     r.seconds_to_detect = since(t0);
     r.dtype = c.dtype;
     // Uniform inputs keep only the regime's shapes and parameters: say so.
-    r.regime = (o.generator == Generator::uniform ? "uniform, shape of " : "") + regime_name(f, c.index);
+    r.regime =
+        (o.generator == Generator::uniform ? "uniform, shape of " : "") + regime_name(f, c.index);
     r.case_index = c.index;
     r.original_n = in.total_size();
     // seconds_to_detect is taken before the shrink: shrinking is not part of the detection.
@@ -114,10 +117,15 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t, c
     evaluate(f, t, small, req);  // leaves the fault report of the shrunk input
     if (const fault::Report* fr = fault::last_report(t.id)) r.fault_site = fault::describe(*fr);
     if (!o.save_corpus.empty()) {
-      corpus::Entry e{f.name, t.id, small, corpus::Expect::detected, o.seed,
-                      "shrunk from case " + std::to_string(c.index) + " (" + std::string(dtype_name(c.dtype)) +
-                          ", regime " + r.regime + ", " + std::to_string(in.total_size()) +
-                          " values) of stabfuzz inject --seed " + std::to_string(o.seed) + "; " + r.detector};
+      corpus::Entry e{f.name,
+                      t.id,
+                      small,
+                      corpus::Expect::detected,
+                      o.seed,
+                      "shrunk from case " + std::to_string(c.index) + " (" +
+                          std::string(dtype_name(c.dtype)) + ", regime " + r.regime + ", " +
+                          std::to_string(in.total_size()) + " values) of stabfuzz inject --seed " +
+                          std::to_string(o.seed) + "; " + r.detector};
       r.corpus_file = save(reg, o.save_corpus, e);
     }
   }
@@ -125,7 +133,8 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t, c
   return r;
 }
 
-StableResult run_stable(const Registry& reg, const Family& f, const Target& t, const InjectOptions& o) {
+StableResult run_stable(const Registry& reg, const Family& f, const Target& t,
+                        const InjectOptions& o) {
   StableResult r;
   r.id = t.id;
   r.family = f.name;
@@ -140,8 +149,8 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t, c
     if (std::isfinite(v.max_ratio)) r.max_ratio = std::max(r.max_ratio, v.max_ratio);
     if (v.finding()) {
       if (r.failing_inputs++ == 0)
-        r.first_failure = std::string(dtype_name(c.dtype)) + " regime " + regime_name(f, c.index) + " case " +
-                          std::to_string(c.index) + ": " + v.detectors();
+        r.first_failure = std::string(dtype_name(c.dtype)) + " regime " + regime_name(f, c.index) +
+                          " case " + std::to_string(c.index) + ": " + v.detectors();
     } else if (!v.undecidable && in.total_size() <= 64 && v.max_ratio > hardest_ratio) {
       hardest = in;
       hardest_ratio = v.max_ratio;
@@ -149,10 +158,11 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t, c
   }
   r.seconds = since(t0);
   if (!o.save_corpus.empty() && r.failing_inputs == 0 && hardest)
-    r.corpus_file = save(reg, o.save_corpus,
-                         {f.name, t.id, *hardest, corpus::Expect::stable, o.seed,
-                          "the passing input closest to the tolerance (" + fmt(hardest_ratio, 3) +
-                              " x) among small inputs of stabfuzz inject --seed " + std::to_string(o.seed)});
+    r.corpus_file =
+        save(reg, o.save_corpus,
+             {f.name, t.id, *hardest, corpus::Expect::stable, o.seed,
+              "the passing input closest to the tolerance (" + fmt(hardest_ratio, 3) +
+                  " x) among small inputs of stabfuzz inject --seed " + std::to_string(o.seed)});
   return r;
 }
 
@@ -164,7 +174,9 @@ std::optional<Generator> parse_generator(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view generator_name(Generator g) { return g == Generator::regimes ? "regimes" : "uniform"; }
+std::string_view generator_name(Generator g) {
+  return g == Generator::regimes ? "regimes" : "uniform";
+}
 
 Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index) {
   Input in = make_case(family, d, seed, index);
@@ -175,7 +187,8 @@ Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, i
                            std::string(dtype_name(d)) + " input (case " + std::to_string(index) +
                            "): " + *bad);
   if (g == Generator::regimes) return in;
-  SeededEntropy e(seed ^ hash_str(family.name), (static_cast<uint64_t>(index) << 2) | static_cast<uint64_t>(d));
+  SeededEntropy e(seed ^ hash_str(family.name),
+                  (static_cast<uint64_t>(index) << 2) | static_cast<uint64_t>(d));
   for (size_t k = 0; k < in.args.size(); ++k) {
     for (double lo : {-1.0, 0.0}) {
       Input cand = in;
@@ -266,10 +279,15 @@ json::Value inject_json(const InjectResult& r) {
     x.set("has_cestac", m.has_cestac);
     x.set("detected", m.detected);
     x.set("detector", m.detected ? json::Value(m.detector) : json::Value());
-    x.set("inputs_to_detect", m.detected ? json::Value(static_cast<long long>(m.inputs_to_detect)) : json::Value());
+    x.set("inputs_to_detect",
+          m.detected ? json::Value(static_cast<long long>(m.inputs_to_detect)) : json::Value());
     x.set("seconds_to_detect", m.detected ? json::Value(m.seconds_to_detect) : json::Value());
-    x.set("inputs_to_detect_oracle", m.oracle_inputs >= 0 ? json::Value(static_cast<long long>(m.oracle_inputs)) : json::Value());
-    x.set("inputs_to_detect_cestac", m.cestac_inputs >= 0 ? json::Value(static_cast<long long>(m.cestac_inputs)) : json::Value());
+    x.set("inputs_to_detect_oracle", m.oracle_inputs >= 0
+                                         ? json::Value(static_cast<long long>(m.oracle_inputs))
+                                         : json::Value());
+    x.set("inputs_to_detect_cestac", m.cestac_inputs >= 0
+                                         ? json::Value(static_cast<long long>(m.cestac_inputs))
+                                         : json::Value());
     x.set("inputs", static_cast<long long>(m.inputs));
     x.set("seconds", m.seconds);
     if (m.detected) {
@@ -298,7 +316,8 @@ json::Value inject_json(const InjectResult& r) {
     json::Value o;
     o.set("mutants", n);
     o.set("detected", hit);
-    o.set("recall", n ? json::Value(static_cast<double>(hit) / static_cast<double>(n)) : json::Value());
+    o.set("recall",
+          n ? json::Value(static_cast<double>(hit) / static_cast<double>(n)) : json::Value());
     by_origin.set(origin, std::move(o));
   }
   j.set("by_origin", std::move(by_origin));
@@ -325,16 +344,18 @@ json::Value inject_json(const InjectResult& r) {
 }
 
 void print_inject_table(const InjectResult& r, std::ostream& os) {
-  os << "generator: " << generator_name(r.generator) << ", seed " << r.seed << ", budget " << r.budget_s
-     << " s per target\n";
-  os << std::left << std::setw(44) << "mutant" << std::setw(12) << "origin" << std::setw(10) << "detected"
-     << std::setw(8) << "by" << std::right << std::setw(8) << "inputs" << std::setw(9) << "seconds"
-     << std::setw(8) << "oracle" << std::setw(8) << "cestac" << "  dtype regime\n";
+  os << "generator: " << generator_name(r.generator) << ", seed " << r.seed << ", budget "
+     << r.budget_s << " s per target\n";
+  os << std::left << std::setw(44) << "mutant" << std::setw(12) << "origin" << std::setw(10)
+     << "detected" << std::setw(8) << "by" << std::right << std::setw(8) << "inputs" << std::setw(9)
+     << "seconds" << std::setw(8) << "oracle" << std::setw(8) << "cestac"
+     << "  dtype regime\n";
   auto opt = [](int64_t v) { return v >= 0 ? std::to_string(v) : std::string("-"); };
   for (const auto& m : r.mutants) {
     os << std::left << std::setw(44) << m.id << std::setw(12) << m.origin << std::setw(10)
-       << (m.detected ? "yes" : "NO") << std::setw(8) << (m.detected ? m.detector : "-") << std::right
-       << std::setw(8) << (m.detected ? std::to_string(m.inputs_to_detect) : std::to_string(m.inputs))
+       << (m.detected ? "yes" : "NO") << std::setw(8) << (m.detected ? m.detector : "-")
+       << std::right << std::setw(8)
+       << (m.detected ? std::to_string(m.inputs_to_detect) : std::to_string(m.inputs))
        << std::setw(9) << fmt(m.detected ? m.seconds_to_detect : m.seconds, 2) << std::setw(8)
        << opt(m.oracle_inputs) << std::setw(8) << (m.has_cestac ? opt(m.cestac_inputs) : "n/a");
     if (m.detected) os << "  " << dtype_name(m.dtype) << " " << m.regime;
@@ -351,9 +372,12 @@ void print_inject_table(const InjectResult& r, std::ostream& os) {
       if (m.origin == origin) ++n, hit += m.detected;
     if (n) os << "  " << origin << " mutants: " << hit << "/" << n << " detected\n";
   }
-  os << "reference targets: " << r.stable.size() << ", false positives: " << r.false_positive_targets;
+  os << "reference targets: " << r.stable.size()
+     << ", false positives: " << r.false_positive_targets;
   for (const auto& s : r.stable)
-    if (s.failing_inputs) os << "\n  " << s.id << ": " << s.failing_inputs << "/" << s.inputs << " failing, first " << s.first_failure;
+    if (s.failing_inputs)
+      os << "\n  " << s.id << ": " << s.failing_inputs << "/" << s.inputs << " failing, first "
+         << s.first_failure;
   os << "\n";
 }
 

@@ -24,36 +24,36 @@ std::optional<Generator> parse_generator(std::string_view s);
 std::string_view generator_name(Generator g);
 
 struct InjectOptions {
-  std::string family;        // a family name or "all"
-  double budget_s = 0;       // seconds per target
+  std::string family;   // a family name or "all"
+  double budget_s = 0;  // seconds per target
   uint64_t seed = 0;
   Generator generator = Generator::regimes;
   int64_t shrink_evals = 0;  // evaluations one shrink may spend
   cestac::Config cestac;
-  std::string save_corpus;   // directory for regression files; empty: none
+  std::string save_corpus;  // directory for regression files; empty: none
 };
 
 struct MutantResult {
   std::string id, family;
-  std::string origin;               // "formulation" or "fault"
+  std::string origin;  // "formulation" or "fault"
   std::string expected_detection;
   bool has_cestac = false;
   bool detected = false;
-  std::string detector;             // on the first failing input: "oracle", "cestac", "both"
-  int64_t inputs_to_detect = -1;    // inputs evaluated up to the first failing one
+  std::string detector;           // on the first failing input: "oracle", "cestac", "both"
+  int64_t inputs_to_detect = -1;  // inputs evaluated up to the first failing one
   double seconds_to_detect = -1;
-  int64_t oracle_inputs = -1;       // per detector: inputs up to the first input it fired on
+  int64_t oracle_inputs = -1;  // per detector: inputs up to the first input it fired on
   int64_t cestac_inputs = -1;
-  int64_t inputs = 0;               // inputs evaluated in all
+  int64_t inputs = 0;  // inputs evaluated in all
   double seconds = 0;
-  DType dtype = DType::f64;         // of the first failing input
+  DType dtype = DType::f64;  // of the first failing input
   std::string regime;
   int64_t case_index = -1;
-  std::optional<Input> shrunk;      // the shrunk first failing input
+  std::optional<Input> shrunk;  // the shrunk first failing input
   size_t original_n = 0;
   int64_t shrink_steps = 0;
-  std::string fault_site;           // fault mutants: where the fault struck on the shrunk input
-  std::string corpus_file;          // written regression file
+  std::string fault_site;   // fault mutants: where the fault struck on the shrunk input
+  std::string corpus_file;  // written regression file
 };
 
 struct StableResult {
@@ -61,8 +61,8 @@ struct StableResult {
   int64_t inputs = 0;
   int64_t failing_inputs = 0;
   double seconds = 0;
-  double max_ratio = 0;             // worst error / tolerance over the inputs
-  std::string first_failure;        // "dtype regime case K: detectors" of the first failing input
+  double max_ratio = 0;       // worst error / tolerance over the inputs
+  std::string first_failure;  // "dtype regime case K: detectors" of the first failing input
   std::string corpus_file;
 };
 
@@ -73,12 +73,13 @@ struct InjectResult {
   std::vector<MutantResult> mutants;
   std::vector<StableResult> stable;
   double recall = 0, recall_cestac = 0, recall_oracle = 0;
-  int64_t cestac_applicable = 0;    // mutants with a CESTAC entry
+  int64_t cestac_applicable = 0;  // mutants with a CESTAC entry
   int64_t false_positive_targets = 0;
 };
 
 // Throws InputError for an unknown family, a family without targets to run or a bad budget.
-InjectResult run_inject(const Registry& registry, const InjectOptions& opts, std::ostream& progress);
+InjectResult run_inject(const Registry& registry, const InjectOptions& opts,
+                        std::ostream& progress);
 
 // The input a generator gives to case `index` of a family in dtype d.
 Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index);

@@ -21,10 +21,14 @@ namespace stabfuzz::campaign {
 
 std::string_view failure_name(Failure f) {
   switch (f) {
-    case Failure::none: return "none";
-    case Failure::crash: return "crash";
-    case Failure::timeout: return "timeout";
-    case Failure::exception: return "exception";
+    case Failure::none:
+      return "none";
+    case Failure::crash:
+      return "crash";
+    case Failure::timeout:
+      return "timeout";
+    case Failure::exception:
+      return "exception";
   }
   return "?";
 }
@@ -105,7 +109,8 @@ Read read_n(int fd, char* dst, size_t n, bool has_deadline,
     int wait_ms = -1;
     if (has_deadline) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now()).count();
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
       if (left <= 0) return Read::timeout;
       wait_ms = static_cast<int>(std::min<int64_t>(left, 1 << 30));
     }
@@ -125,7 +130,8 @@ Read read_n(int fd, char* dst, size_t n, bool has_deadline,
 Read read_msg(int fd, std::string& out, bool has_deadline,
               std::chrono::steady_clock::time_point deadline) {
   uint64_t n = 0;
-  if (Read r = read_n(fd, reinterpret_cast<char*>(&n), sizeof n, has_deadline, deadline); r != Read::ok)
+  if (Read r = read_n(fd, reinterpret_cast<char*>(&n), sizeof n, has_deadline, deadline);
+      r != Read::ok)
     return r;
   out.resize(n);
   return n ? read_n(fd, out.data(), n, has_deadline, deadline) : Read::ok;
@@ -213,7 +219,7 @@ std::string serve_one(const Target& t, const std::string& msg) {
 }
 
 [[noreturn]] void child_main(const Target& t, int fd) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive stabfuzz (a hung child would)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);    // never outlive stabfuzz (a hung child would)
   ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the target's prints must not mix into stdout's report
   std::string msg;
   while (read_msg(fd, msg, false, {}) == Read::ok)
@@ -234,7 +240,8 @@ std::string describe_status(int status) {
 
 }  // namespace
 
-Isolator::Isolator(const Target& target, int64_t timeout_ms) : target_(target), timeout_ms_(timeout_ms) {}
+Isolator::Isolator(const Target& target, int64_t timeout_ms)
+    : target_(target), timeout_ms_(timeout_ms) {}
 
 Isolator::~Isolator() {
   if (pid_ > 0) stop(true);

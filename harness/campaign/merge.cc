@@ -32,19 +32,20 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-const char* const kSummed[] = {"inputs",       "failing_inputs", "oracle_detections", "cestac_detections",
-                               "crashes",      "timeouts",       "exceptions",        "undecidable",
-                               "seconds",      "units"};
+const char* const kSummed[] = {
+    "inputs",   "failing_inputs", "oracle_detections", "cestac_detections", "crashes",
+    "timeouts", "exceptions",     "undecidable",       "seconds",           "units"};
 
 double number_or(const json::Value& v, const char* key, double def) {
   const json::Value* x = v.get(key);
   return x && (x->is_number() || x->is_string()) ? x->as_number() : def;
 }
 
-
 }  // namespace
 
-std::string pair_of(const json::Value& v) { return v.at("impl").as_string() + " " + v.at("dtype").as_string(); }
+std::string pair_of(const json::Value& v) {
+  return v.at("impl").as_string() + " " + v.at("dtype").as_string();
+}
 
 std::string finding_identity(const json::Value& f) {
   std::string key;
@@ -57,7 +58,8 @@ std::string finding_identity(const json::Value& f) {
   return pair_of(f) + " " + hex64(hash_str(key));
 }
 
-std::vector<json::Value> read_findings(const std::string& path, std::vector<std::string>* problems) {
+std::vector<json::Value> read_findings(const std::string& path,
+                                       std::vector<std::string>* problems) {
   std::vector<json::Value> out;
   std::ifstream in(path);
   if (!in) return out;
@@ -89,8 +91,9 @@ void RowMerger::add(const json::Value& row) {
   }
   json::Value& r = it->second;
   for (const char* k : kSummed)
-    if (row.get(k) || r.get(k)) r.set(k, number_or(r, k, std::string(k) == "units" ? 1 : 0) +
-                                              number_or(row, k, std::string(k) == "units" ? 1 : 0));
+    if (row.get(k) || r.get(k))
+      r.set(k, number_or(r, k, std::string(k) == "units" ? 1 : 0) +
+                   number_or(row, k, std::string(k) == "units" ? 1 : 0));
   for (const char* k : {"max_ulp", "max_error_over_tolerance"})
     r.set(k, std::max(number_or(r, k, 0), number_or(row, k, 0)));
   if (row.get("min_digits")) {
@@ -99,7 +102,8 @@ void RowMerger::add(const json::Value& row) {
   }
   r.set("findings", number_or(r, "findings", 0) + number_or(row, "findings", 0));
   if (const json::Value* reg = row.get("inputs_per_regime"); reg && reg->is_object()) {
-    json::Value merged = r.get("inputs_per_regime") ? r.at("inputs_per_regime") : json::Value(json::Object{});
+    json::Value merged =
+        r.get("inputs_per_regime") ? r.at("inputs_per_regime") : json::Value(json::Object{});
     for (const auto& [name, count] : reg->as_object())
       merged.set(name, number_or(merged, name.c_str(), 0) + count.as_number());
     r.set("inputs_per_regime", std::move(merged));
@@ -136,7 +140,9 @@ int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool co
       fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);
     } else {
       fs::rename(e.path(), tmp, ec);
-      if (ec) fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);  // another file system
+      if (ec)
+        fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing,
+                      ec);  // another file system
     }
     if (ec) throw InputError("cannot write " + tmp.string() + ": " + ec.message());
     fs::rename(tmp, dest, ec);
@@ -173,7 +179,8 @@ PairDiff pair_diff(const reports::RunData& before, const reports::RunData& after
   const auto old_worst = worst_per_pair(before), new_worst = worst_per_pair(after);
   auto describe = [](const reports::Finding* f) {
     if (!f) return std::string("no finding recorded");
-    return f->severity + (f->failure.empty() ? ", ULP error " + reports::num(f->max_ulp) : ", " + f->failure) +
+    return f->severity +
+           (f->failure.empty() ? ", ULP error " + reports::num(f->max_ulp) : ", " + f->failure) +
            ", regime " + (f->regime.empty() ? "-" : f->regime) + "; replay: " + f->replay;
   };
   for (const auto& r : after.results) {
@@ -184,25 +191,27 @@ PairDiff pair_diff(const reports::RunData& before, const reports::RunData& after
     const reports::Finding* now = nw == new_worst.end() ? nullptr : nw->second;
     if (r.injected()) {
       if (before_row && before_row->failing_inputs > 0 && r.failing_inputs == 0)
-        d.lost_detection.push_back(key + ": detected last time, not in " + std::to_string(r.inputs) + " inputs now");
+        d.lost_detection.push_back(key + ": detected last time, not in " +
+                                   std::to_string(r.inputs) + " inputs now");
       continue;
     }
     if (r.failing_inputs > 0 && (!before_row || before_row->failing_inputs == 0)) {
       const std::string last =
           !before_row ? " (not tested last time)"
-          : 2 * before_row->inputs < r.inputs ? " (only " + std::to_string(before_row->inputs) + " inputs last time)"
-                                              : "";
-      d.newly_failing.push_back(key + last + ": " +
-                                std::to_string(r.failing_inputs) + " failing inputs; worst " + describe(now));
+          : 2 * before_row->inputs < r.inputs
+              ? " (only " + std::to_string(before_row->inputs) + " inputs last time)"
+              : "";
+      d.newly_failing.push_back(key + last + ": " + std::to_string(r.failing_inputs) +
+                                " failing inputs; worst " + describe(now));
     } else if (r.failing_inputs > 0) {
       ++d.unchanged_failing;
       const auto ow = old_worst.find(key);
       if (now && ow != old_worst.end() && now->severity_rank() > ow->second->severity_rank())
         d.worse.push_back(key + ": worst finding " + ow->second->severity + " -> " + describe(now));
     } else if (before_row && before_row->failing_inputs > 0) {
-      const std::string what = key + ": no failing input in " + std::to_string(r.inputs) + " inputs (" +
-                               std::to_string(before_row->failing_inputs) + " failing of " +
-                               std::to_string(before_row->inputs) + " last time)";
+      const std::string what = key + ": no failing input in " + std::to_string(r.inputs) +
+                               " inputs (" + std::to_string(before_row->failing_inputs) +
+                               " failing of " + std::to_string(before_row->inputs) + " last time)";
       (2 * r.inputs >= before_row->inputs ? d.fixed : d.undertested).push_back(what);
     }
   }
@@ -216,9 +225,9 @@ void render_pairs(const PairDiff& d, std::ostream& os, size_t max_lines) {
     for (size_t i = 0; i < v.size() && i < max_lines; ++i) os << "  " << v[i] << "\n";
     if (v.size() > max_lines) os << "  ... " << v.size() - max_lines << " more in diff.md\n";
   };
-  os << "references and libraries: " << d.newly_failing.size() << " pairs newly failing, " << d.worse.size()
-     << " worse, " << d.fixed.size() << " no longer failing (+" << d.undertested.size()
-     << " too little tested to tell), " << d.unchanged_failing
+  os << "references and libraries: " << d.newly_failing.size() << " pairs newly failing, "
+     << d.worse.size() << " worse, " << d.fixed.size() << " no longer failing (+"
+     << d.undertested.size() << " too little tested to tell), " << d.unchanged_failing
      << " failing on both; planted bugs: " << d.lost_detection.size() << " no longer detected\n";
   list("NEWLY FAILING", d.newly_failing);
   list("WORSE", d.worse);
@@ -234,8 +243,8 @@ json::Value strings_json(const std::vector<std::string>& v) {
 
 }  // namespace
 
-int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out,
-                          size_t max_lines) {
+int diff_against_baseline(const std::string& baseline, const std::string& out_dir,
+                          std::ostream& out, size_t max_lines) {
   const reports::RunData before = reports::load_run(baseline);
   const reports::RunData after = reports::load_run(out_dir);
   const PairDiff pairs = pair_diff(before, after);
@@ -257,20 +266,23 @@ int diff_against_baseline(const std::string& baseline, const std::string& out_di
   j.set("exit_code", pairs.exit_code());
   reports::write_json_atomically(out_dir + "/diff.json", j);
   render_pairs(pairs, out, max_lines);
-  out << "findings: " << d.added.size() << " new, " << d.fixed.size() << " fixed, " << d.changed.size()
-      << " changed, " << d.unconfirmed.size() << " not recorded again (matched by "
-      << (d.same_seed ? "unit seed, engine and case" : "implementation, dtype and regime") << "; every one in "
-      << out_dir << "/diff.md)\n";
+  out << "findings: " << d.added.size() << " new, " << d.fixed.size() << " fixed, "
+      << d.changed.size() << " changed, " << d.unconfirmed.size()
+      << " not recorded again (matched by "
+      << (d.same_seed ? "unit seed, engine and case" : "implementation, dtype and regime")
+      << "; every one in " << out_dir << "/diff.md)\n";
   return pairs.exit_code();
 }
 
 int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
-  if (o.dirs.empty()) throw InputError("merge needs at least one run directory: stabfuzz merge DIR... --out OUT");
+  if (o.dirs.empty())
+    throw InputError("merge needs at least one run directory: stabfuzz merge DIR... --out OUT");
   if (o.out_dir.empty()) throw InputError("merge needs --out DIR for the joined run");
   std::vector<json::Value> summaries;
   for (const auto& d : o.dirs) {
     std::error_code ec;
-    if (fs::equivalent(d, o.out_dir, ec)) throw InputError("--out " + o.out_dir + " is one of the inputs");
+    if (fs::equivalent(d, o.out_dir, ec))
+      throw InputError("--out " + o.out_dir + " is one of the inputs");
     const std::string s = reports::read_text(d + "/summary.json");
     if (s.empty()) throw InputError(d + " holds no summary.json (not a stabfuzz run directory)");
     try {
@@ -294,9 +306,11 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
         shard_dirs[i].push_back(d);
         shard_count = std::max(shard_count, n);
       }
-      settings.insert("seed " + std::to_string(static_cast<uint64_t>(c.at("seed").as_number())) + ", targets " +
-                      c.at("targets").as_string());
-      if (!c.at("finished").as_bool()) log << "stabfuzz merge: warning: " << d << " is an unfinished campaign (resume it first for its whole budget)\n";
+      settings.insert("seed " + std::to_string(static_cast<uint64_t>(c.at("seed").as_number())) +
+                      ", targets " + c.at("targets").as_string());
+      if (!c.at("finished").as_bool())
+        log << "stabfuzz merge: warning: " << d
+            << " is an unfinished campaign (resume it first for its whole budget)\n";
     } catch (const std::exception& e) {
       log << "stabfuzz merge: warning: " << d << "/campaign.json unreadable: " << e.what() << "\n";
     }
@@ -306,15 +320,19 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
     if (it == shard_dirs.end())
       log << "stabfuzz merge: warning: shard " << i << "/" << shard_count << " is missing\n";
     else if (it->second.size() > 1)
-      log << "stabfuzz merge: warning: shard " << i << "/" << shard_count << " given " << it->second.size() << " times\n";
+      log << "stabfuzz merge: warning: shard " << i << "/" << shard_count << " given "
+          << it->second.size() << " times\n";
   }
-  if (settings.size() > 1) log << "stabfuzz merge: warning: the campaigns differ in seed or targets\n";
+  if (settings.size() > 1)
+    log << "stabfuzz merge: warning: the campaigns differ in seed or targets\n";
 
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   if (ec) throw InputError("cannot create directory " + o.out_dir + ": " + ec.message());
   const std::string prev = reports::move_previous_run(o.out_dir);
-  if (!prev.empty()) log << "stabfuzz merge: " << o.out_dir << " held an earlier run; moved its files to " << prev << "\n";
+  if (!prev.empty())
+    log << "stabfuzz merge: " << o.out_dir << " held an earlier run; moved its files to " << prev
+        << "\n";
 
   std::vector<json::Value> findings;
   std::set<std::string> seen;
@@ -335,7 +353,9 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
     if (const json::Value* r = summaries[k].get("results"); r && r->is_array())
       for (const auto& row : r->as_array()) rows.add(row);
     for (const auto& e : fs::directory_iterator(o.dirs[k] + "/corpus", ec))
-      if (e.is_directory()) merge_corpus_dir(e.path().string(), o.out_dir + "/corpus/" + e.path().filename().string(), true);
+      if (e.is_directory())
+        merge_corpus_dir(e.path().string(), o.out_dir + "/corpus/" + e.path().filename().string(),
+                         true);
     ec.clear();
   }
   std::string text;
@@ -364,9 +384,10 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
   s.set("exit_code", code);
   reports::write_json_atomically(o.out_dir + "/summary.json", s);
   if (o.write_reports) reports::write_reports(o.out_dir, log);
-  out << "merged " << o.dirs.size() << " runs: " << rows.size() << " implementation x dtype rows, " << findings.size()
-      << " findings (" << duplicates << " duplicates dropped)\n"
-      << "findings: " << o.out_dir << "/findings.jsonl\nsummary:  " << o.out_dir << "/summary.json\n";
+  out << "merged " << o.dirs.size() << " runs: " << rows.size() << " implementation x dtype rows, "
+      << findings.size() << " findings (" << duplicates << " duplicates dropped)\n"
+      << "findings: " << o.out_dir << "/findings.jsonl\nsummary:  " << o.out_dir
+      << "/summary.json\n";
   if (!o.baseline.empty()) {
     out << "diff against " << o.baseline << ":\n";
     code = diff_against_baseline(o.baseline, o.out_dir, out);

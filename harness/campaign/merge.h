@@ -18,7 +18,8 @@ namespace stabfuzz::campaign {
 std::string finding_identity(const json::Value& finding);
 
 // Every parseable line of a findings.jsonl, in file order. A corrupt or torn line (a run killed
-// mid-write) is named in `problems` ("PATH:LINE: skipped: why") and left out. A missing file is empty.
+// mid-write) is named in `problems` ("PATH:LINE: skipped: why") and left out. A missing file is
+// empty.
 std::vector<json::Value> read_findings(const std::string& path, std::vector<std::string>* problems);
 
 // Summary rows (summary.json "results") keyed by implementation and dtype, combined: counts and
@@ -43,8 +44,8 @@ std::string pair_of(const json::Value& v);
 // temporary name and rename(), so `to` never holds half a file. Returns the number added.
 int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool copy);
 
-// Exit status of a joined run without a baseline: 1 when a reference or library implementation has a
-// finding (a planted bug is expected to), else 0.
+// Exit status of a joined run without a baseline: 1 when a reference or library implementation has
+// a finding (a planted bug is expected to), else 0.
 int findings_exit_code(const std::vector<json::Value>& findings);
 
 // The morning answer of a campaign, per implementation x dtype: fuzzing finds other inputs of a
@@ -61,18 +62,19 @@ struct PairDiff {
 // Writes OUT/diff.md (the pair summary, then every finding matched as `report --diff` does) and
 // OUT/diff.json, prints the pair summary on `out` (at most `max_lines` entries per list), and
 // returns PairDiff::exit_code().
-int diff_against_baseline(const std::string& baseline, const std::string& out_dir, std::ostream& out,
-                          size_t max_lines = 15);
+int diff_against_baseline(const std::string& baseline, const std::string& out_dir,
+                          std::ostream& out, size_t max_lines = 15);
 
 struct MergeOptions {
   std::vector<std::string> dirs;  // run or campaign directories (shards)
   std::string out_dir;
-  std::string baseline;           // optional
+  std::string baseline;  // optional
   bool write_reports = true;
 };
 
 // `stabfuzz merge DIR... --out OUT`: findings deduplicated by identity (the first directory's copy
-// wins), rows combined, corpora joined; warns about missing or repeated shards. Returns the exit status.
+// wins), rows combined, corpora joined; warns about missing or repeated shards. Returns the exit
+// status.
 int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log);
 
 }  // namespace stabfuzz::campaign

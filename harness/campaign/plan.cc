@@ -24,7 +24,8 @@ std::vector<WorkItem> work_list(const Registry& reg, const std::string& targets,
     std::string name;
     while (std::getline(ss, name, ','))
       if (!name.empty()) names.insert(name);
-    if (names.empty()) throw InputError("--targets is empty (all, or families and implementation ids)");
+    if (names.empty())
+      throw InputError("--targets is empty (all, or families and implementation ids)");
   }
   std::set<std::string> matched;
   std::vector<WorkItem> out;
@@ -46,15 +47,16 @@ std::vector<WorkItem> work_list(const Registry& reg, const std::string& targets,
   }
   for (const auto& n : names)
     if (!matched.count(n))
-      throw InputError("unknown target '" + n + "' in --targets (stabfuzz --list shows families and implementations)");
+      throw InputError("unknown target '" + n +
+                       "' in --targets (stabfuzz --list shows families and implementations)");
   return out;
 }
 
 Shard parse_shard(const std::string& text) {
   Shard s;
   char tail = 0;
-  if (std::sscanf(text.c_str(), "%d/%d%c", &s.index, &s.count, &tail) != 2 || s.count < 1 || s.index < 1 ||
-      s.index > s.count)
+  if (std::sscanf(text.c_str(), "%d/%d%c", &s.index, &s.count, &tail) != 2 || s.count < 1 ||
+      s.index < 1 || s.index > s.count)
     throw InputError("--shard '" + text + "' is not I/N with 1 <= I <= N (e.g. 2/4)");
   return s;
 }
@@ -89,8 +91,8 @@ double item_weight(const WorkItem& item, const ItemStats& s) {
 
 Engine round_engine(int round) { return round % 2 == 1 ? Engine::property : Engine::fuzz; }
 
-std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items, const std::vector<ItemStats>& stats,
-                                    const PlanInput& in) {
+std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items,
+                                    const std::vector<ItemStats>& stats, const PlanInput& in) {
   std::vector<PlannedUnit> out;
   const double overhead = std::max(0.0, in.overhead_s);
   if (items.empty() || in.worker_seconds_left < kMinSliceS + overhead) return out;
@@ -126,7 +128,8 @@ std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items, const st
       out.push_back({k, kMinSliceS});
       budget -= kMinSliceS + overhead;
     }
-  std::sort(out.begin(), out.end(), [](const PlannedUnit& a, const PlannedUnit& b) { return a.item < b.item; });
+  std::sort(out.begin(), out.end(),
+            [](const PlannedUnit& a, const PlannedUnit& b) { return a.item < b.item; });
   return out;
 }
 

@@ -28,7 +28,8 @@ struct Shard {
   int count = 1;
 };
 Shard parse_shard(const std::string& text);  // "I/N"; throws InputError
-// Item k of the work list belongs to shard k % N + 1: deterministic, and the shards' union is the list.
+// Item k of the work list belongs to shard k % N + 1: deterministic, and the shards' union is the
+// list.
 std::vector<WorkItem> take_shard(const std::vector<WorkItem>& all, Shard s);
 
 enum class Engine { property, fuzz };
@@ -58,11 +59,11 @@ struct PlannedUnit {
 };
 
 struct PlanInput {
-  int round = 1;               // 1-based; round 1 property, 2 fuzz, then alternating
+  int round = 1;  // 1-based; round 1 property, 2 fuzz, then alternating
   double worker_seconds_left = 0;
   double worker_seconds_total = 0;
   int jobs = 1;
-  double overhead_s = 0.35;    // a unit's wall time beyond its slice (start-up, loading, shrinking)
+  double overhead_s = 0.35;  // a unit's wall time beyond its slice (start-up, loading, shrinking)
 };
 
 // Measured on an idle 2-core machine: start-up, shrinking and exit of one unit process. The
@@ -73,8 +74,8 @@ constexpr double kMinSliceS = 0.3;
 Engine round_engine(int round);
 // Round 1 and 2 give every implementation the same slice (30% of the budget each), so the whole
 // list is covered; later rounds split half of what is left by weight. Empty: no worthwhile round.
-std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items, const std::vector<ItemStats>& stats,
-                                    const PlanInput& in);
+std::vector<PlannedUnit> plan_round(const std::vector<WorkItem>& items,
+                                    const std::vector<ItemStats>& stats, const PlanInput& in);
 
 // "softmax/cpu/stable" -> "softmax-cpu-stable": one directory name per implementation.
 std::string slug(const std::string& impl);

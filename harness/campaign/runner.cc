@@ -30,7 +30,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 uint64_t case_seed(const Family& f, DType d, uint64_t seed, int64_t index) {
-  return cestac::mix64(cestac::mix64(seed ^ hash_str(f.name)) + static_cast<uint64_t>(d) * 0x51ed27 +
+  return cestac::mix64(cestac::mix64(seed ^ hash_str(f.name)) +
+                       static_cast<uint64_t>(d) * 0x51ed27 +
                        static_cast<uint64_t>(index) * 0x9e3779b97f4a7c15ULL);
 }
 
@@ -139,8 +140,9 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
 namespace {
 // A crash, timeout or exception: no verdict, the exact input and the replay line (not shrunk:
 // each shrink step could cost a timeout).
-json::Value failure_json(const Family& f, const Target& t, const CaseKey& key, const std::string& regime,
-                         const Input& in, const Outcome& o, const RunOptions& opts) {
+json::Value failure_json(const Family& f, const Target& t, const CaseKey& key,
+                         const std::string& regime, const Input& in, const Outcome& o,
+                         const RunOptions& opts) {
   json::Value j;
   j.set("target", f.name);
   j.set("impl", t.id);
@@ -165,12 +167,13 @@ json::Value failure_json(const Family& f, const Target& t, const CaseKey& key, c
 // Greedy shrink: take the first simpler input that is still a finding, until none is or the
 // evaluation budget is spent.
 std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
-                                                  rc::Shrinkable<Input> cur, int64_t budget,
-                                                  double max_seconds = 0) {
+                                                 rc::Shrinkable<Input> cur, int64_t budget,
+                                                 double max_seconds = 0) {
   int64_t steps = 0, evals = 0;
   bool progress = true;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(max_seconds > 0 ? max_seconds : 0));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(max_seconds > 0 ? max_seconds : 0));
   auto out_of_time = [&] { return max_seconds > 0 && Clock::now() >= deadline; };
   while (progress && evals < budget && !out_of_time()) {
     progress = false;
@@ -205,10 +208,15 @@ void make_dirs(const std::string& path) {
 class Progress {
  public:
   Progress(const RunOptions& opts, size_t pairs, std::ostream& os)
-      : opts_(opts), pairs_(pairs), os_(os), start_(Clock::now()),
-        next_(start_ + (opts.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10))) {}
+      : opts_(opts),
+        pairs_(pairs),
+        os_(os),
+        start_(Clock::now()),
+        next_(start_ +
+              (opts.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10))) {}
 
-  void tick(Clock::time_point now, const std::string& impl, DType d, size_t pair, const ImplResult& r) {
+  void tick(Clock::time_point now, const std::string& impl, DType d, size_t pair,
+            const ImplResult& r) {
     if (now < next_ || opts_.only_case >= 0) return;
     next_ = now + (opts_.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10));
     const double elapsed = std::chrono::duration<double>(now - start_).count();
@@ -218,14 +226,16 @@ class Progress {
       left = std::to_string(static_cast<int>(std::max(0.0, opts_.budget_s - elapsed))) + " s";
     } else if (opts_.runs > 0 && done > 0) {
       const double total = double(opts_.runs) * double(pairs_);
-      left = "~" + std::to_string(static_cast<int>(elapsed / double(done) * (total - double(done)))) + " s";
+      left = "~" +
+             std::to_string(static_cast<int>(elapsed / double(done) * (total - double(done)))) +
+             " s";
     }
     std::ostringstream line;
-    line << "pair " << pair + 1 << "/" << pairs_ << " " << impl << " " << dtype_name(d) << ": " << done
-         << " inputs";
+    line << "pair " << pair + 1 << "/" << pairs_ << " " << impl << " " << dtype_name(d) << ": "
+         << done << " inputs";
     if (opts_.runs > 0) line << " of " << opts_.runs * static_cast<int64_t>(pairs_);
-    line << ", " << findings_ + r.findings << " findings, " << static_cast<int>(elapsed) << " s elapsed, "
-         << left << " left";
+    line << ", " << findings_ + r.findings << " findings, " << static_cast<int>(elapsed)
+         << " s elapsed, " << left << " left";
     if (opts_.progress_tty) {
       os_ << "\r\033[K" << line.str() << std::flush;  // rewrite the line in place
       dirty_ = true;
@@ -264,10 +274,12 @@ Verdict evaluate(const Family& family, const Target& target, const Input& in,
   return judge(family, in, out, oracle, nullptr);
 }
 
-std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
-                                         const CestacRequest& req, int64_t budget, double max_seconds) {
+std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
+                                         const Input& in, const CestacRequest& req, int64_t budget,
+                                         double max_seconds) {
   const Family* fam = &family;
-  auto sh = rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
+  auto sh =
+      rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
   auto fails = [&](const Input& x) { return evaluate(family, target, x, req).finding(); };
   auto [small, steps] = shrink(fails, std::move(sh), budget, max_seconds);
   return {small.value(), steps};
@@ -335,7 +347,8 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   if (!impl_found)
     throw InputError("unknown implementation '" + opts.impl + "' of " + opts.family +
                      " (stabfuzz --list shows them)");
-  if (work.empty()) throw InputError("no implementation of " + opts.family + " supports the requested dtype");
+  if (work.empty())
+    throw InputError("no implementation of " + opts.family + " supports the requested dtype");
   if (opts.runs <= 0 && opts.budget_s <= 0) throw InputError("give --runs N or --budget-s S");
 
   progress << "stabfuzz " << opts.family << ": seed " << opts.seed;
@@ -374,14 +387,15 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     const auto t0 = Clock::now();
     // Each implementation x dtype gets an equal share of what is left of the budget.
     const double share = opts.budget_s > 0
-        ? (opts.budget_s - std::chrono::duration<double>(t0 - start).count()) / double(work.size() - w)
-        : 0;
+                             ? (opts.budget_s - std::chrono::duration<double>(t0 - start).count()) /
+                                   double(work.size() - w)
+                             : 0;
     // Isolated targets run in a fork server of their own for this pair.
     std::optional<Isolator> iso;
     if (t.isolated) iso.emplace(t, opts.timeout_ms);
     const int64_t first = opts.only_case >= 0 ? opts.only_case : 0;
-    const int64_t last = opts.only_case >= 0 ? opts.only_case + 1
-                                             : (opts.runs > 0 ? opts.runs : INT64_MAX);
+    const int64_t last =
+        opts.only_case >= 0 ? opts.only_case + 1 : (opts.runs > 0 ? opts.runs : INT64_MAX);
     for (int64_t k = first; k < last; ++k) {
       const auto now = Clock::now();
       const double elapsed = std::chrono::duration<double>(now - t0).count();
@@ -392,7 +406,8 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       const Input in = sh.value();
       if (auto bad = fam->validate(in))  // a regime that breaks its own contract is a harness bug
         throw std::logic_error("regime '" + case_regime(*fam, k).name + "' of " + fam->name +
-                               " generated an invalid " + std::string(dtype_name(d)) + " input: " + *bad);
+                               " generated an invalid " + std::string(dtype_name(d)) +
+                               " input: " + *bad);
       const CestacRequest req = cestac_request(t, d, opts.seed, k, opts.cestac);
       const Outcome o = evaluate_outcome(*fam, t, in, req, iso ? &*iso : nullptr);
       const Verdict& v = o.verdict;
@@ -400,8 +415,9 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
       ++r.regime_inputs[case_regime(*fam, k).name];
       if (o.failure != Failure::none) {  // nothing to judge: the input itself is the finding
         ++r.failing_inputs;
-        ++(o.failure == Failure::crash ? r.crashes
-                                       : o.failure == Failure::timeout ? r.timeouts : r.exceptions);
+        ++(o.failure == Failure::crash     ? r.crashes
+           : o.failure == Failure::timeout ? r.timeouts
+                                           : r.exceptions);
         if (r.findings >= opts.max_findings) continue;
         const CaseKey key{fam->name, t.id, d, opts.seed, k};
         writer.append(failure_json(*fam, t, key, case_regime(*fam, k).name, in, o, opts));
@@ -423,13 +439,15 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
         return c.failure == Failure::none && c.verdict.finding();
       };
       // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
-      auto [small, steps] = shrink(fails, sh, opts.shrink_evals, opts.budget_s > 0 ? std::max(0.5, share) : 0);
+      auto [small, steps] =
+          shrink(fails, sh, opts.shrink_evals, opts.budget_s > 0 ? std::max(0.5, share) : 0);
       const Input sin = small.value();
       const Outcome so = evaluate_outcome(*fam, t, sin, req, iso ? &*iso : nullptr);
       const Verdict sv = so.failure == Failure::none ? so.verdict : v;
       const CaseKey key{fam->name, t.id, d, opts.seed, k};
       writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv, in.total_size(),
-                                 steps, "property", opts.replay_command ? opts.replay_command(key) : ""));
+                                 steps, "property",
+                                 opts.replay_command ? opts.replay_command(key) : ""));
       ++r.findings;
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

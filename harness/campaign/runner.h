@@ -3,8 +3,8 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,20 +27,20 @@ struct CaseKey {
 // Filled from the CLI's flag table (harness/cli/flags.inc), the only place defaults live.
 struct RunOptions {
   std::string family;
-  std::string impl;            // empty: every implementation of the family
-  std::vector<DType> dtypes;   // empty: every dtype the implementation supports
-  int64_t runs = 0;            // inputs per implementation x dtype; <= 0: until the budget
-  double budget_s = 0;         // seconds for the whole run; <= 0: no time limit
+  std::string impl;           // empty: every implementation of the family
+  std::vector<DType> dtypes;  // empty: every dtype the implementation supports
+  int64_t runs = 0;           // inputs per implementation x dtype; <= 0: until the budget
+  double budget_s = 0;        // seconds for the whole run; <= 0: no time limit
   uint64_t seed = 0;
-  int64_t only_case = -1;      // >= 0: run just this input index (replay)
-  int64_t max_findings = 0;    // findings recorded per implementation x dtype
-  int64_t shrink_evals = 0;    // verdict evaluations one shrink may spend
-  int64_t timeout_ms = 0;      // isolated targets: per input; <= 0: no limit
-  cestac::Config cestac;       // cancellation threshold, detection on/off
+  int64_t only_case = -1;    // >= 0: run just this input index (replay)
+  int64_t max_findings = 0;  // findings recorded per implementation x dtype
+  int64_t shrink_evals = 0;  // verdict evaluations one shrink may spend
+  int64_t timeout_ms = 0;    // isolated targets: per input; <= 0: no limit
+  cestac::Config cestac;     // cancellation threshold, detection on/off
   std::string out_dir;
-  bool progress_tty = false;   // progress goes to a terminal: one refreshing status line
-  bool write_reports = true;   // report.md, report.html, junit.xml at the end of the run
-  bool move_previous = true;   // move an earlier run in out_dir to out_dir/previous-N first
+  bool progress_tty = false;  // progress goes to a terminal: one refreshing status line
+  bool write_reports = true;  // report.md, report.html, junit.xml at the end of the run
+  bool move_previous = true;  // move an earlier run in out_dir to out_dir/previous-N first
   // The command line that replays one case (built by the CLI from its flag table).
   std::function<std::string(const CaseKey&)> replay_command;
 };
@@ -90,8 +90,9 @@ Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
 // Greedy shrink of a failing input (the run loop's): the simplest input that is still a finding,
 // and the number of shrink steps taken, within `budget` evaluations and, when `max_seconds` > 0,
 // that much time (a time-budgeted run must not spend minutes shrinking one large input).
-std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target, const Input& in,
-                                         const CestacRequest& req, int64_t budget, double max_seconds = 0);
+std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
+                                         const Input& in, const CestacRequest& req, int64_t budget,
+                                         double max_seconds = 0);
 
 // One findings.jsonl line: the finding on `in` (after shrinking from original_n values), found by
 // `engine` ("property", "fuzz"), with the command line that replays it. Shared by every engine.

@@ -8,10 +8,14 @@ namespace stabfuzz {
 
 std::string_view severity_name(Severity s) {
   switch (s) {
-    case Severity::none: return "none";
-    case Severity::minor: return "minor";
-    case Severity::major: return "major";
-    case Severity::critical: return "critical";
+    case Severity::none:
+      return "none";
+    case Severity::minor:
+      return "minor";
+    case Severity::major:
+      return "major";
+    case Severity::critical:
+      return "critical";
   }
   return "?";
 }
@@ -75,8 +79,8 @@ Verdict judge(const Family& family, const Input& in, const std::vector<double>& 
       const double mean = cestac->mean[i];
       double dig = cestac->digits[i];
       if (!std::isfinite(mean)) dig = family.finite_outputs ? 0.0 : dig;
-      // Without a decided oracle the magnitude is the samples' mean (the digits are not judged then,
-      // see below, but the minimum reported still uses them).
+      // Without a decided oracle the magnitude is the samples' mean (the digits are not judged
+      // then, see below, but the minimum reported still uses them).
       const bool have_exact = !v.undecidable && i < oracle.exact.size();
       const double mag = have_exact ? oracle.exact[i] : mean;
       const double c = have_exact ? std::max(1.0, oracle.cond[i]) : 1.0;
@@ -90,13 +94,16 @@ Verdict judge(const Family& family, const Input& in, const std::vector<double>& 
       // by the oracle. A non-finite value where outputs are always finite is wrong either way.
       // An output whose exact value overflows the format (a dot product past 65504 in f16) is
       // right to be infinite: the oracle has judged it, CESTAC's zero digits say nothing.
-      if (!std::isfinite(mean) && have_exact && std::isinf(oracle.exact[i]) && mean == oracle.exact[i]) continue;
+      if (!std::isfinite(mean) && have_exact && std::isinf(oracle.exact[i]) &&
+          mean == oracle.exact[i])
+        continue;
       // An undecidable oracle (mpfr_can_round failing up to the precision cap) almost always
       // means an exact value of 0 or within a hair of a rounding boundary: its conditioning is
       // unbounded, so no loss of digits is more than it explains (attention rows whose weighted
       // values cancel exactly came out at 10.6 of 13.9 digits in a campaign). Only non-finite
       // values, self-validation and divergences are judged then.
-      const bool judged = (cestac->noisy[i] && !v.undecidable) || (!std::isfinite(mean) && family.finite_outputs);
+      const bool judged =
+          (cestac->noisy[i] && !v.undecidable) || (!std::isfinite(mean) && family.finite_outputs);
       if (!judged) continue;
       const double deficit = expected - family.cestac_margin_digits - dig;
       if (deficit > worst_deficit) {

@@ -25,19 +25,19 @@ struct Verdict {
   bool undecidable = false;  // the oracle could not round correctly: no oracle verdict
   bool oracle_fired = false;
   bool cestac_fired = false;
-  bool nonfinite = false;    // a non-finite output where the exact result is finite
+  bool nonfinite = false;  // a non-finite output where the exact result is finite
 
-  size_t n = 0;              // input values
-  double tolerance_ulps = 0; // tol(n) at cond <= 1
-  double max_ulp = 0;        // max over outputs of the ULP error
-  double max_ratio = 0;      // max over outputs of ulp error / (tol * max(1, cond))
-  size_t worst = 0;          // output index of max_ratio
+  size_t n = 0;                              // input values
+  double tolerance_ulps = 0;                 // tol(n) at cond <= 1
+  double max_ulp = 0;                        // max over outputs of the ULP error
+  double max_ratio = 0;                      // max over outputs of ulp error / (tol * max(1, cond))
+  size_t worst = 0;                          // output index of max_ratio
   double computed = 0, exact = 0, cond = 0;  // at `worst`
   double max_cond = 0;
 
   bool has_cestac = false;
-  double min_digits = 0;        // over outputs
-  double digits_deficit = 0;    // max over outputs of expected - margin - digits (> 0: fired)
+  double min_digits = 0;      // over outputs
+  double digits_deficit = 0;  // max over outputs of expected - margin - digits (> 0: fired)
   size_t cestac_worst = 0;
   double cestac_digits = 0, expected_digits = 0;  // at `cestac_worst`
   bool self_validation_failed = false;

@@ -7,18 +7,30 @@ namespace stabfuzz::cestac {
 
 std::string_view kind_name(Kind k) {
   switch (k) {
-    case Kind::cancellation: return "cancellation";
-    case Kind::unstable_multiplication: return "unstable_multiplication";
-    case Kind::unstable_division: return "unstable_division";
-    case Kind::unstable_power: return "unstable_power";
-    case Kind::unstable_function: return "unstable_function";
-    case Kind::unstable_intrinsic: return "unstable_intrinsic";
-    case Kind::unstable_branching: return "unstable_branching";
-    case Kind::nonfinite_divergence: return "nonfinite_divergence";
-    case Kind::overflow: return "overflow";
-    case Kind::invalid_operation: return "invalid_operation";
-    case Kind::underflow: return "underflow";
-    case Kind::kCount: break;
+    case Kind::cancellation:
+      return "cancellation";
+    case Kind::unstable_multiplication:
+      return "unstable_multiplication";
+    case Kind::unstable_division:
+      return "unstable_division";
+    case Kind::unstable_power:
+      return "unstable_power";
+    case Kind::unstable_function:
+      return "unstable_function";
+    case Kind::unstable_intrinsic:
+      return "unstable_intrinsic";
+    case Kind::unstable_branching:
+      return "unstable_branching";
+    case Kind::nonfinite_divergence:
+      return "nonfinite_divergence";
+    case Kind::overflow:
+      return "overflow";
+    case Kind::invalid_operation:
+      return "invalid_operation";
+    case Kind::underflow:
+      return "underflow";
+    case Kind::kCount:
+      break;
   }
   return "?";
 }

@@ -58,7 +58,8 @@ bool is_engine_frame(const std::string& loc) {
 
 // One long-lived `addr2line -i -a -e MODULE` per module: loading a large binary's line tables
 // costs ~0.3 s, once per process instead of once per site. After each address a sentinel address
-// is sent; its echo ("0xffffffffffffffff") ends the answer, since -i prints a variable number of lines.
+// is sent; its echo ("0xffffffffffffffff") ends the answer, since -i prints a variable number of
+// lines.
 class Addr2line {
  public:
   explicit Addr2line(const std::string& module) {
@@ -74,7 +75,8 @@ class Addr2line {
       ::dup2(out[1], 1);
       const int null = ::open("/dev/null", O_WRONLY);
       if (null >= 0) ::dup2(null, 2);
-      ::execlp("addr2line", "addr2line", "-i", "-a", "-e", module.c_str(), static_cast<char*>(nullptr));
+      ::execlp("addr2line", "addr2line", "-i", "-a", "-e", module.c_str(),
+               static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(in[0]), ::close(out[1]);

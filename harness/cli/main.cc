@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <iomanip>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -17,17 +17,17 @@
 #include "harness/campaign/campaign_cli.h"
 #include "harness/campaign/inject.h"
 #include "harness/campaign/runner.h"
+#include "harness/cli/options.h"
 #include "harness/core/memory.h"
 #include "harness/corpus/replay.h"
-#include "harness/plugin/loader.h"
-#include "harness/cli/options.h"
 #include "harness/fuzz/fuzz_cli.h"
 #include "harness/monitor/command.h"
+#include "harness/plugin/loader.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
+#include "reports/json.h"
 #include "reports/report.h"
 #include "reports/run_data.h"
-#include "reports/json.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/version.h"
@@ -122,9 +122,9 @@ int list_targets(std::ostream& os) {
   return 0;
 }
 
-
 std::string default_out_dir(const std::string& family, uint64_t seed) {
-  return "runs/" + family + "-" + local_timestamp() + "-s" + std::to_string(seed) + "-p" + std::to_string(::getpid());
+  return "runs/" + family + "-" + local_timestamp() + "-s" + std::to_string(seed) + "-p" +
+         std::to_string(::getpid());
 }
 
 std::string fmt(double v, int prec) {
@@ -147,7 +147,8 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
   os << std::left << std::setw(static_cast<int>(w)) << "implementation" << std::setw(10) << "kind"
      << std::setw(6) << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9)
      << "failing" << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(10)
-     << "err/tol" << std::setw(11) << "min_digits" << "  verdict\n";
+     << "err/tol" << std::setw(11) << "min_digits"
+     << "  verdict\n";
   for (const auto& r : res.results) {
     std::string verdict;
     if (r.kind == TargetKind::injected)
@@ -158,14 +159,14 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
       verdict += " (" + std::to_string(r.crashes) + " crashed, " + std::to_string(r.timeouts) +
                  " timed out, " + std::to_string(r.exceptions) + " threw)";
     os << std::left << std::setw(static_cast<int>(w)) << r.impl << std::setw(10)
-       << target_kind_name(r.kind)
-       << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(7) << r.inputs
-       << std::setw(9) << r.failing_inputs << std::setw(10) << r.findings << std::setw(11)
+       << target_kind_name(r.kind) << std::setw(6) << dtype_name(r.dtype) << std::right
+       << std::setw(7) << r.inputs << std::setw(9) << r.failing_inputs << std::setw(10)
+       << r.findings << std::setw(11)
        << (r.max_ulp >= 1e9 && std::isfinite(r.max_ulp) ? sci(r.max_ulp) : fmt(r.max_ulp, 0))
        << std::setw(10)  // the worst ULP error over its tolerance at the input's conditioning
-       << (r.max_ratio >= 1e5 && std::isfinite(r.max_ratio) ? sci(r.max_ratio) : fmt(r.max_ratio, 2))
-       << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  "
-       << verdict << "\n";
+       << (r.max_ratio >= 1e5 && std::isfinite(r.max_ratio) ? sci(r.max_ratio)
+                                                            : fmt(r.max_ratio, 2))
+       << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  " << verdict << "\n";
     if (r.undecidable)
       os << "    " << r.undecidable << " inputs undecidable by the oracle (no oracle verdict)\n";
   }
@@ -181,7 +182,8 @@ int run_bench(const Options& o) {
            << std::endl;
   const auto ms = bench::run(bo, progress);
   std::cout << std::left << std::setw(20) << "op" << std::setw(6) << "dtype" << std::right
-            << std::setw(12) << "native_ns" << std::setw(12) << "cestac_ns" << std::setw(9) << "ratio"
+            << std::setw(12) << "native_ns" << std::setw(12) << "cestac_ns" << std::setw(9)
+            << "ratio"
             << "\n";
   for (const auto& m : ms)
     std::cout << std::left << std::setw(20) << m.op << std::setw(6) << m.dtype << std::right
@@ -191,19 +193,24 @@ int run_bench(const Options& o) {
             << fmt(bench::geomean_ratio(ms, "f32"), 2) << "\n";
   // The oracle next to the native stable target, per family (f64, regime inputs of <= 4096 values).
   const auto oc = bench::oracle_costs(o.budget_s > 0 && o.budget_s < 5 ? 2 : 12, 4096, progress);
-  std::cout << "\n" << std::left << std::setw(20) << "oracle (f64)" << std::right << std::setw(12)
-            << "native_ns" << std::setw(12) << "oracle_ns" << std::setw(9) << "ratio" << "\n";
+  std::cout << "\n"
+            << std::left << std::setw(20) << "oracle (f64)" << std::right << std::setw(12)
+            << "native_ns" << std::setw(12) << "oracle_ns" << std::setw(9) << "ratio"
+            << "\n";
   for (const auto& c : oc)
     std::cout << std::left << std::setw(20) << c.family << std::right << std::setw(12)
               << fmt(c.native_ns, 3) << std::setw(12) << fmt(c.oracle_ns, 1) << std::setw(9)
               << fmt(c.ratio, 0) << "\n";
   // What one fuzz execution costs (CESTAC and oracle on), rows of at most 64 values.
   const auto ft = bench::fuzz_throughput(o.budget_s > 0 && o.budget_s < 5 ? 0.1 : 1.0, progress);
-  std::cout << "\n" << std::left << std::setw(24) << "fuzz (rows <= 64)" << std::setw(6) << "dtype"
-            << std::right << std::setw(12) << "exec/s" << std::setw(9) << "values" << "\n";
+  std::cout << "\n"
+            << std::left << std::setw(24) << "fuzz (rows <= 64)" << std::setw(6) << "dtype"
+            << std::right << std::setw(12) << "exec/s" << std::setw(9) << "values"
+            << "\n";
   for (const auto& f : ft)
     std::cout << std::left << std::setw(24) << f.impl << std::setw(6) << f.dtype << std::right
-              << std::setw(12) << fmt(f.execs_per_s, 0) << std::setw(9) << fmt(f.mean_values, 1) << "\n";
+              << std::setw(12) << fmt(f.execs_per_s, 0) << std::setw(9) << fmt(f.mean_values, 1)
+              << "\n";
   if (!o.json.empty()) emit_json(o.json, bench::to_json(ms, oc, ft));
   return 0;
 }
@@ -213,9 +220,11 @@ int run_calibrate(const Options& o) {
   static std::ostringstream sink;
   std::ostream& progress = o.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
   const uint64_t seed = o.seed_given && o.seed != 0 ? o.seed : 1;
-  progress << "stabfuzz calibrate: CESTAC digits vs the oracle's true digits, seed " << seed << std::endl;
+  progress << "stabfuzz calibrate: CESTAC digits vs the oracle's true digits, seed " << seed
+           << std::endl;
   const auto s = calibrate::run(static_cast<int>(o.runs), seed, progress);
-  std::cout << "cases: " << s.cases.size() << "\nagree within 1 digit: " << fmt(100 * s.agree_within_1, 1)
+  std::cout << "cases: " << s.cases.size()
+            << "\nagree within 1 digit: " << fmt(100 * s.agree_within_1, 1)
             << " %\noverclaim by more than 1 digit: " << fmt(100 * s.overclaim, 1) << " %\n";
   if (!o.json.empty()) emit_json(o.json, calibrate::to_json(s));
   return 0;
@@ -240,8 +249,9 @@ int run_report(const Options& o) {
 uint64_t run_seed(const Options& o) {
   return o.seed_given && o.seed != 0
              ? o.seed
-             : static_cast<uint64_t>(
-                   std::chrono::system_clock::now().time_since_epoch().count() % 1000000007ULL) + 1;
+             : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count() %
+                                     1000000007ULL) +
+                   1;
 }
 
 // stabfuzz inject: recall of the detectors over the planted bugs, false positives of the
@@ -256,7 +266,8 @@ int run_inject(const Options& o) {
   if (!g) throw InputError("unknown --generator '" + o.generator + "' (regimes or uniform)");
   io.generator = *g;
   io.shrink_evals = o.shrink_evals;
-  if (o.cancel_digits < 1 || o.cancel_digits > 15) throw InputError("--cancel-digits must be in 1..15");
+  if (o.cancel_digits < 1 || o.cancel_digits > 15)
+    throw InputError("--cancel-digits must be in 1..15");
   io.cestac.cancel_digits = o.cancel_digits;
   io.save_corpus = o.save_corpus;
   static std::ostringstream sink;
@@ -298,7 +309,8 @@ std::vector<std::pair<std::string, std::string>> plugin_flags(const Options& o) 
     const auto abs = std::filesystem::absolute(p, ec);
     flags.emplace_back("plugin", ec ? p : abs.lexically_normal().string());
   }
-  if (o.timeout_ms != Options{}.timeout_ms) flags.emplace_back("timeout-ms", std::to_string(o.timeout_ms));
+  if (o.timeout_ms != Options{}.timeout_ms)
+    flags.emplace_back("timeout-ms", std::to_string(o.timeout_ms));
   return flags;
 }
 
@@ -346,11 +358,13 @@ int run(const Options& o) {
   ro.seed = o.seed_given && o.seed != 0
                 ? o.seed
                 : static_cast<uint64_t>(
-                      std::chrono::system_clock::now().time_since_epoch().count() % 1000000007ULL) + 1;
+                      std::chrono::system_clock::now().time_since_epoch().count() % 1000000007ULL) +
+                      1;
   ro.only_case = o.case_index;
   ro.max_findings = o.max_findings;
   ro.shrink_evals = o.shrink_evals;
-  if (o.cancel_digits < 1 || o.cancel_digits > 15) throw InputError("--cancel-digits must be in 1..15");
+  if (o.cancel_digits < 1 || o.cancel_digits > 15)
+    throw InputError("--cancel-digits must be in 1..15");
   ro.cestac.cancel_digits = o.cancel_digits;
   ro.out_dir = o.out.empty() ? default_out_dir(o.target, ro.seed) : o.out;
   const int cancel = o.cancel_digits;
@@ -358,13 +372,13 @@ int run(const Options& o) {
   ro.write_reports = !o.no_reports;
   ro.replay_command = [cancel, extra = plugin_flags(o)](const campaign::CaseKey& k) {
     std::vector<std::pair<std::string, std::string>> flags = extra;
-    flags.insert(flags.end(), {
-        {"target", k.family},
-        {"impl", k.impl},
-        {"dtype", std::string(dtype_name(k.dtype))},
-        {"seed", std::to_string(k.seed)},
-        {"case", std::to_string(k.index)}});
-    if (cancel != cestac::kDefaultCancelDigits) flags.emplace_back("cancel-digits", std::to_string(cancel));
+    flags.insert(flags.end(), {{"target", k.family},
+                               {"impl", k.impl},
+                               {"dtype", std::string(dtype_name(k.dtype))},
+                               {"seed", std::to_string(k.seed)},
+                               {"case", std::to_string(k.index)}});
+    if (cancel != cestac::kDefaultCancelDigits)
+      flags.emplace_back("cancel-digits", std::to_string(cancel));
     return command_line(flags);
   };
 
@@ -385,11 +399,13 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   stabfuzz::keep_freed_memory();
   try {
-    if (auto code = stabfuzz::fuzz::libfuzzer_child(argc, argv, stabfuzz::cli::print_table)) return *code;
+    if (auto code = stabfuzz::fuzz::libfuzzer_child(argc, argv, stabfuzz::cli::print_table))
+      return *code;
     const stabfuzz::cli::Options o = stabfuzz::cli::parse(argc, argv);
     if (!o.command.empty() && o.command[0] == "fuzz")
       return stabfuzz::fuzz::command(o, argc, argv, stabfuzz::cli::print_table);
-    if (!o.command.empty() && o.command[0] == "fuzz-compare") return stabfuzz::fuzz::compare_command(o);
+    if (!o.command.empty() && o.command[0] == "fuzz-compare")
+      return stabfuzz::fuzz::compare_command(o);
     return stabfuzz::cli::run(o);
   } catch (const stabfuzz::InputError& e) {
     std::cerr << "stabfuzz: error: " << e.what() << "\n";

@@ -17,24 +17,25 @@ namespace {
 po::options_description describe(Options* o) {
   po::options_description desc("Options", 100, 50);
   auto add = desc.add_options();
-#define STABFUZZ_FLAG(member, type, name, def, value_label, help)                            \
-  if (o)                                                                               \
+#define STABFUZZ_FLAG(member, type, name, def, value_label, help)                              \
+  if (o)                                                                                       \
     add(name, po::value<type>(&o->member)->default_value(def)->value_name(value_label), help); \
-  else                                                                                 \
+  else                                                                                         \
     add(name, po::value<type>()->default_value(def)->value_name(value_label), help);
-#define STABFUZZ_SWITCH(member, name, help) add(name, po::bool_switch(o ? &o->member : nullptr), help);
-#define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help)           \
-  add(name,                                                                            \
-      po::value<type>(o ? &o->member : nullptr)                                        \
-          ->default_value(def)                                                         \
-          ->implicit_value(implicit)                                                   \
-          ->value_name(value_label),                                                   \
+#define STABFUZZ_SWITCH(member, name, help) \
+  add(name, po::bool_switch(o ? &o->member : nullptr), help);
+#define STABFUZZ_OPTIONAL(member, type, name, def, implicit, value_label, help) \
+  add(name,                                                                     \
+      po::value<type>(o ? &o->member : nullptr)                                 \
+          ->default_value(def)                                                  \
+          ->implicit_value(implicit)                                            \
+          ->value_name(value_label),                                            \
       help);
-#define STABFUZZ_LIST(member, name, value_label, help)                                     \
-  add(name,                                                                            \
-      po::value<std::vector<std::string>>(o ? &o->member : nullptr)                    \
-          ->composing()                                                                \
-          ->value_name(value_label),                                                   \
+#define STABFUZZ_LIST(member, name, value_label, help)              \
+  add(name,                                                         \
+      po::value<std::vector<std::string>>(o ? &o->member : nullptr) \
+          ->composing()                                             \
+          ->value_name(value_label),                                \
       help);
 #include "harness/cli/flags.inc"
 #undef STABFUZZ_FLAG
@@ -92,11 +93,20 @@ double parse_duration(const std::string& text, const std::string& flag) {
     double unit = 1;
     if (i < text.size()) {
       switch (text[i]) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        default: throw bad();
+        case 's':
+          unit = 1;
+          break;
+        case 'm':
+          unit = 60;
+          break;
+        case 'h':
+          unit = 3600;
+          break;
+        case 'd':
+          unit = 86400;
+          break;
+        default:
+          throw bad();
       }
       ++i;
       any_unit = true;
@@ -141,19 +151,28 @@ std::string help_text() {
         "  stabfuzz --list\n"
         "  stabfuzz inject [--family F|all] --budget-s S [--seed S] [--generator regimes|uniform]\n"
         "           [--json PATH] [--save-corpus DIR]\n"
-        "  stabfuzz replay PATH... [--junit FILE]   (corpus files or directories; exit 1 if one fails)\n"
-        "  stabfuzz fuzz --target FAMILY [--impl ID] [--dtype D] [--time DURATION] [--runs N] [--seed S]\n"
-        "           [--corpus DIR] [--feedback error|coverage] [--keep-going] [--out DIR] [-- LIBFUZZER_FLAGS]\n"
-        "  stabfuzz fuzz-compare [MUTANT...] [--runs N] [--time S] [--seed S] [--out DIR] [--json PATH]\n"
-        "  stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr X] [--steps N]\n"
+        "  stabfuzz replay PATH... [--junit FILE]   (corpus files or directories; exit 1 if one "
+        "fails)\n"
+        "  stabfuzz fuzz --target FAMILY [--impl ID] [--dtype D] [--time DURATION] [--runs N] "
+        "[--seed S]\n"
+        "           [--corpus DIR] [--feedback error|coverage] [--keep-going] [--out DIR] [-- "
+        "LIBFUZZER_FLAGS]\n"
+        "  stabfuzz fuzz-compare [MUTANT...] [--runs N] [--time S] [--seed S] [--out DIR] [--json "
+        "PATH]\n"
+        "  stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr X] "
+        "[--steps N]\n"
         "           [--loss ce|mse|ce-naive] [--batch B] [--seed S] [--out DIR]\n"
         "  stabfuzz monitor sweep [--lr-grid A,B,..] [--k-list 1,3,5,7] [--init-seeds N] ...\n"
-        "  stabfuzz campaign [--targets all|LIST] [--time DURATION] [--jobs N] [--out DIR] [--resume]\n"
-        "           [--baseline DIR] [--shard I/N] [--runs N]   (nightly: every target, checkpointed)\n"
+        "  stabfuzz campaign [--targets all|LIST] [--time DURATION] [--jobs N] [--out DIR] "
+        "[--resume]\n"
+        "           [--baseline DIR] [--shard I/N] [--runs N]   (nightly: every target, "
+        "checkpointed)\n"
         "  stabfuzz merge DIR... --out OUT [--baseline DIR]   (join campaign shards)\n"
         "  stabfuzz --plugin LIB.so --target FAMILY ...   (your targets, README \"Plugins\")\n\n"
-        "Each implementation runs on generated inputs from the family's value regimes, natively and\n"
-        "under CESTAC stochastic arithmetic, and is judged against an MPFR oracle: a finding means it\n"
+        "Each implementation runs on generated inputs from the family's value regimes, natively "
+        "and\n"
+        "under CESTAC stochastic arithmetic, and is judged against an MPFR oracle: a finding means "
+        "it\n"
         "lost more accuracy than the problem's condition number explains.\n\n"
      << describe(nullptr)
      << "\nExit status: 0 no finding in a reference or library implementation (injected ones are\n"

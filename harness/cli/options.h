@@ -20,7 +20,7 @@ struct Options {
 #undef STABFUZZ_OPTIONAL
 #undef STABFUZZ_LIST
   std::vector<std::string> command;  // positional words (subcommands)
-  double time_s = 0;  // --time in seconds
+  double time_s = 0;                 // --time in seconds
   bool runs_given = false;
   bool seed_given = false;
   bool model_given = false, data_given = false, precision_given = false;  // monitor infer

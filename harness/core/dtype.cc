@@ -1,20 +1,24 @@
 // DType names, format constants, rounding and ULP distance.
 #include "stabfuzz/dtype.h"
 
-#include "stabfuzz/lowp.h"
-
 #include <bit>
 #include <cmath>
 #include <limits>
+
+#include "stabfuzz/lowp.h"
 
 namespace stabfuzz {
 
 std::string_view dtype_name(DType d) {
   switch (d) {
-    case DType::f64: return "f64";
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
+    case DType::f64:
+      return "f64";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
   }
   return "?";
 }
@@ -27,10 +31,14 @@ std::optional<DType> parse_dtype(std::string_view s) {
 
 const Format& dtype_format(DType d) {
   switch (d) {
-    case DType::f64: return kF64;
-    case DType::f32: return kF32;
-    case DType::f16: return kF16;
-    case DType::bf16: return kBF16;
+    case DType::f64:
+      return kF64;
+    case DType::f32:
+      return kF32;
+    case DType::f16:
+      return kF16;
+    case DType::bf16:
+      return kBF16;
   }
   return kF64;
 }
@@ -45,18 +53,18 @@ double dtype_min_normal(DType d) { return dtype_format(d).min_normal(); }
 
 double round_to(DType d, double v) {
   switch (d) {
-    case DType::f64: return v;
+    case DType::f64:
+      return v;
     case DType::f32:
       // A double beyond the float range cannot be cast (undefined behaviour): round it properly.
       if (std::fabs(v) > std::numeric_limits<float>::max()) return round_to_format(kF32, v);
       return static_cast<double>(static_cast<float>(v));
-    default: return round_to_format(dtype_format(d), v);
+    default:
+      return round_to_format(dtype_format(d), v);
   }
 }
 
-bool representable(DType d, double v) {
-  return std::isnan(v) || round_to(d, v) == v;
-}
+bool representable(DType d, double v) { return std::isnan(v) || round_to(d, v) == v; }
 
 namespace {
 // Maps a value onto a signed integer line where neighbours differ by one (sign-magnitude to
@@ -101,7 +109,8 @@ double ulp_error(DType d, double computed, double exact) {
   // An exact result that rounds to inf lies beyond the largest finite value, at or past the
   // overflow boundary max + ulp(max) / 2: a finite result of its sign is measured from that
   // next step, so the largest finite value is 1 ulp away, not infinitely far.
-  if (std::isinf(exact) && std::isfinite(computed) && std::signbit(exact) == std::signbit(computed)) {
+  if (std::isinf(exact) && std::isfinite(computed) &&
+      std::signbit(exact) == std::signbit(computed)) {
     const double q = format_quantum(f, f.max_finite());
     return (f.max_finite() - std::fabs(computed)) / q + 1.0;
   }

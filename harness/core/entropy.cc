@@ -33,6 +33,8 @@ double Entropy::log_uniform(double lo, double hi) {
   return std::exp(uniform(std::log(lo), std::log(hi)));
 }
 
-uint64_t SeededEntropy::next_u64() { return cestac::mix64(key_ + 0x632be59bd9b4e019ULL * ++counter_); }
+uint64_t SeededEntropy::next_u64() {
+  return cestac::mix64(key_ + 0x632be59bd9b4e019ULL * ++counter_);
+}
 
 }  // namespace stabfuzz

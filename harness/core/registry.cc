@@ -30,15 +30,19 @@ void Input::set_param(const std::string& name, double value) {
 
 std::string_view target_kind_name(TargetKind k) {
   switch (k) {
-    case TargetKind::reference: return "reference";
-    case TargetKind::injected: return "injected";
-    case TargetKind::library: return "library";
+    case TargetKind::reference:
+      return "reference";
+    case TargetKind::injected:
+      return "injected";
+    case TargetKind::library:
+      return "library";
   }
   return "?";
 }
 
 namespace {
-void check_target(const Family& f, const Target& t, const std::function<void(const std::string&)>& fail) {
+void check_target(const Family& f, const Target& t,
+                  const std::function<void(const std::string&)>& fail) {
   if (t.id.rfind(f.name + "/", 0) != 0) fail("target '" + t.id + "' is not named family/...");
   if (t.dtypes.empty()) fail("target '" + t.id + "' has no dtypes");
   if (!t.native) fail("target '" + t.id + "' has no native entry point");
@@ -73,8 +77,9 @@ void Registry::add_target(std::string_view family, Target t) {
   Family* f = nullptr;
   for (auto& g : families_)
     if (g.name == family) f = &g;
-  if (!f) throw std::logic_error("registry: target '" + t.id + "' names unknown family '" +
-                                 std::string(family) + "'");
+  if (!f)
+    throw std::logic_error("registry: target '" + t.id + "' names unknown family '" +
+                           std::string(family) + "'");
   auto fail = [&](const std::string& what) {
     throw std::logic_error("registry: family '" + f->name + "': " + what);
   };

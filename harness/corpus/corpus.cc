@@ -5,10 +5,10 @@
 
 #include <cerrno>
 #include <cmath>
-#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -88,7 +88,8 @@ std::string format(const Entry& e) {
     for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? "x" : "") << t.shape[i];
     os << "\n";
     for (size_t i = 0; i < t.values.size(); ++i)
-      os << hex(t.values[i]) << ((i + 1) % kValuesPerLine == 0 || i + 1 == t.values.size() ? "\n" : " ");
+      os << hex(t.values[i])
+         << ((i + 1) % kValuesPerLine == 0 || i + 1 == t.values.size() ? "\n" : " ");
   }
   return os.str();
 }
@@ -104,7 +105,8 @@ Entry parse(std::string_view text, const std::string& name) {
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t nl = text.find('\n', pos);
-    const std::string_view raw = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    const std::string_view raw =
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
     const std::string line = trim(raw);
@@ -114,7 +116,8 @@ Entry parse(std::string_view text, const std::string& name) {
         if (pending == 0) fail("more values than the tensor's shape holds");
         const auto v = parse_double(w);
         if (!v) fail("'" + w + "' is not a float (hex floats like 0x1.8p+3, inf, -inf, nan)");
-        if (!representable(e.input.dtype, *v)) fail("value " + w + " is not representable in " + std::string(dtype_name(e.input.dtype)));
+        if (!representable(e.input.dtype, *v))
+          fail("value " + w + " is not representable in " + std::string(dtype_name(e.input.dtype)));
         e.input.args.back().values.push_back(*v);
         --pending;
       }
@@ -123,7 +126,8 @@ Entry parse(std::string_view text, const std::string& name) {
     if (line.rfind("tensor", 0) == 0 && (line.size() == 6 || line[6] == ' ')) {
       if (!have_dtype) fail("'dtype:' must come before the first tensor");
       const auto w = words(line.substr(6));
-      if (w.size() != 1) fail("expected 'tensor <shape>', e.g. 'tensor 4' or 'tensor 2x3' or 'tensor scalar'");
+      if (w.size() != 1)
+        fail("expected 'tensor <shape>', e.g. 'tensor 4' or 'tensor 2x3' or 'tensor scalar'");
       Tensor t;
       size_t count = 1;
       if (w[0] != "scalar") {
@@ -132,7 +136,8 @@ Entry parse(std::string_view text, const std::string& name) {
           char* end = nullptr;
           errno = 0;
           const long long d = std::strtoll(dim.c_str(), &end, 10);
-          if (dim.empty() || end != dim.c_str() + dim.size() || d < 0 || errno == ERANGE || d > (1LL << 28))
+          if (dim.empty() || end != dim.c_str() + dim.size() || d < 0 || errno == ERANGE ||
+              d > (1LL << 28))
             fail("bad dimension '" + dim + "' in shape '" + w[0] + "'");
           t.shape.push_back(d);
           count *= static_cast<size_t>(d);
@@ -146,7 +151,8 @@ Entry parse(std::string_view text, const std::string& name) {
       continue;
     }
     const size_t colon = line.find(':');
-    if (colon == std::string::npos) fail("expected 'key: value' or 'tensor <shape>', got '" + line + "'");
+    if (colon == std::string::npos)
+      fail("expected 'key: value' or 'tensor <shape>', got '" + line + "'");
     if (!e.input.args.empty()) fail("header line after the first tensor");
     const std::string key = trim(std::string_view(line).substr(0, colon));
     const std::string value = trim(std::string_view(line).substr(colon + 1));
@@ -168,15 +174,19 @@ Entry parse(std::string_view text, const std::string& name) {
         e.input.set_param(w.substr(0, eq), *v);
       }
     } else if (key == "expect") {
-      if (value == "stable") e.expect = Expect::stable;
-      else if (value == "detected") e.expect = Expect::detected;
-      else fail("expect must be 'stable' or 'detected', got '" + value + "'");
+      if (value == "stable")
+        e.expect = Expect::stable;
+      else if (value == "detected")
+        e.expect = Expect::detected;
+      else
+        fail("expect must be 'stable' or 'detected', got '" + value + "'");
       have_expect = true;
     } else if (key == "seed") {
       char* end = nullptr;
       errno = 0;
       const unsigned long long s = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || end != value.c_str() + value.size() || errno == ERANGE || value[0] == '-')
+      if (value.empty() || end != value.c_str() + value.size() || errno == ERANGE ||
+          value[0] == '-')
         fail("bad seed '" + value + "'");
       e.seed = s;
     } else if (key == "note") {
@@ -213,10 +223,12 @@ void write_file(const std::string& path, const Entry& e) {
 }
 
 std::string regression_path(const std::string& dir, const Entry& e) {
-  std::string variant = e.impl.rfind(e.family + "/", 0) == 0 ? e.impl.substr(e.family.size() + 1) : e.impl;
+  std::string variant =
+      e.impl.rfind(e.family + "/", 0) == 0 ? e.impl.substr(e.family.size() + 1) : e.impl;
   for (char& c : variant)
     if (c == '/') c = '-';
-  return dir + "/" + e.family + "/regression/" + variant + "-" + std::string(dtype_name(e.input.dtype)) + ".txt";
+  return dir + "/" + e.family + "/regression/" + variant + "-" +
+         std::string(dtype_name(e.input.dtype)) + ".txt";
 }
 
 }  // namespace stabfuzz::corpus

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <optional>
 #include <ostream>
@@ -40,7 +40,8 @@ std::string unavailable_here(const Registry& registry, const Entry& e) {
     if (u.id == e.impl) return u.reason;
   const auto [owner, target] = registry.find_target(e.impl);
   if (target && target->kind == TargetKind::library &&
-      std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) == target->dtypes.end())
+      std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) ==
+          target->dtypes.end())
     return "this library offers no " + std::string(dtype_name(e.input.dtype)) + " here";
   return "";
 }
@@ -54,15 +55,18 @@ ReplayOutcome check(const Registry& registry, const Entry& e, const std::string&
   const auto [owner, target] = registry.find_target(e.impl);
   if (!target || owner != fam)
     throw InputError(path + ": unknown implementation '" + e.impl + "' of " + e.family);
-  if (std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) == target->dtypes.end())
-    throw InputError(path + ": " + e.impl + " does not run in " + std::string(dtype_name(e.input.dtype)));
+  if (std::find(target->dtypes.begin(), target->dtypes.end(), e.input.dtype) ==
+      target->dtypes.end())
+    throw InputError(path + ": " + e.impl + " does not run in " +
+                     std::string(dtype_name(e.input.dtype)));
   if (auto bad = fam->validate(e.input)) throw InputError(path + ": invalid input: " + *bad);
   CestacRequest req;
   req.seed = e.seed.value_or(0);
   req.stream = hash_str(e.impl) ^ (static_cast<uint64_t>(e.input.dtype) << 56);
   std::optional<campaign::Isolator> iso;
   if (target->isolated) iso.emplace(*target, timeout_ms);
-  const campaign::Outcome out = campaign::evaluate_outcome(*fam, *target, e.input, req, iso ? &*iso : nullptr);
+  const campaign::Outcome out =
+      campaign::evaluate_outcome(*fam, *target, e.input, req, iso ? &*iso : nullptr);
   const Verdict& v = out.verdict;
   ReplayOutcome o;
   o.path = path;
@@ -91,9 +95,10 @@ std::vector<std::string> collect(const std::vector<std::string>& paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
-      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
-           it.increment(ec))
-        if (it->is_regular_file() && it->path().extension() == ".txt") found.push_back(it->path().string());
+      for (auto it = fs::recursive_directory_iterator(p, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() == ".txt")
+          found.push_back(it->path().string());
       if (ec) throw InputError("cannot read directory " + p + ": " + ec.message());
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -116,19 +121,20 @@ std::string render_replay_junit(const std::vector<JunitCase>& cases) {
   }
   std::ostringstream os;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-     << "<testsuites name=\"stabfuzz replay\" tests=\"" << cases.size() << "\" failures=\"" << failures
-     << "\" errors=\"" << errors << "\" time=\"" << total << "\">\n"
+     << "<testsuites name=\"stabfuzz replay\" tests=\"" << cases.size() << "\" failures=\""
+     << failures << "\" errors=\"" << errors << "\" time=\"" << total << "\">\n"
      << "  <testsuite name=\"replay\" tests=\"" << cases.size() << "\" failures=\"" << failures
      << "\" errors=\"" << errors << "\" time=\"" << total << "\">\n";
   for (const auto& c : cases) {
-    os << "    <testcase classname=\"" << reports::xml_escape(c.impl.empty() ? "corpus" : c.impl + "." + c.dtype)
-       << "\" name=\"" << reports::xml_escape(c.path) << "\" time=\"" << c.seconds << "\"";
+    os << "    <testcase classname=\""
+       << reports::xml_escape(c.impl.empty() ? "corpus" : c.impl + "." + c.dtype) << "\" name=\""
+       << reports::xml_escape(c.path) << "\" time=\"" << c.seconds << "\"";
     if (c.ok) {
       os << "/>\n";
       continue;
     }
-    os << ">\n      <" << (c.malformed ? "error" : "failure") << " message=\"" << reports::xml_escape(c.message)
-       << "\"/>\n    </testcase>\n";
+    os << ">\n      <" << (c.malformed ? "error" : "failure") << " message=\""
+       << reports::xml_escape(c.message) << "\"/>\n    </testcase>\n";
   }
   os << "  </testsuite>\n</testsuites>\n";
   return os.str();

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/corpus/corpus.h"
 #include "harness/campaign/verdict.h"
+#include "harness/corpus/corpus.h"
 
 namespace stabfuzz::corpus {
 

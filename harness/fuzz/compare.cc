@@ -21,10 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 // In process: the runner's inputs (regimes) or the uniform baseline, dtypes in turn as inject does,
 // with the CESTAC stream inject and replay use.
-Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64_t seed, const CompareOptions& o) {
+Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64_t seed,
+                 const CompareOptions& o) {
   Trial tr;
   const auto t0 = Clock::now();
   const auto nd = static_cast<int64_t>(t.dtypes.size());
@@ -47,16 +47,16 @@ Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64
 }
 
 // A `stabfuzz fuzz` child: its summary gives the first finding's execution and time.
-Trial fuzz_child(const Family& f, const Target& t, const std::string& feedback, const std::string& generator,
-                 uint64_t seed, const CompareOptions& o) {
+Trial fuzz_child(const Family& f, const Target& t, const std::string& feedback,
+                 const std::string& generator, uint64_t seed, const CompareOptions& o) {
   const std::string dir =
       o.work_dir + "/" + t.id + "/" + feedback + "-" + generator + "-s" + std::to_string(seed);
   std::filesystem::create_directories(dir);
   std::ostringstream cmd;
   cmd << "'" << o.binary << "' fuzz --target " << f.name << " --impl " << t.id << " --seed " << seed
-      << " --feedback " << feedback << " --generator " << generator << " --runs " << o.budget_inputs << " --time " << o.time_cap_s
-      << " --shrink-evals 0 --quiet --out '" << dir << "' > '" << dir << "/stdout.txt' 2> '" << dir
-      << "/stderr.txt'";
+      << " --feedback " << feedback << " --generator " << generator << " --runs " << o.budget_inputs
+      << " --time " << o.time_cap_s << " --shrink-evals 0 --quiet --out '" << dir << "' > '" << dir
+      << "/stdout.txt' 2> '" << dir << "/stderr.txt'";
   const int status = std::system(cmd.str().c_str());
   (void)status;
   Trial tr;
@@ -66,7 +66,8 @@ Trial fuzz_child(const Family& f, const Target& t, const std::string& feedback, 
   const auto first = static_cast<int64_t>(s.at("first_finding_execution").as_number());
   tr.detected = first > 0;
   tr.inputs = tr.detected ? first : static_cast<int64_t>(s.at("executions").as_number());
-  tr.seconds = tr.detected ? s.at("first_finding_seconds").as_number() : s.at("seconds").as_number();
+  tr.seconds =
+      tr.detected ? s.at("first_finding_seconds").as_number() : s.at("seconds").as_number();
   return tr;
 }
 
@@ -96,12 +97,18 @@ std::string cell(const std::vector<Trial>& t) {
 std::vector<std::string> default_compare_mutants() {
   // Overflow and cancellation bugs: nine the uniform baseline misses (measured, seeds 1-5, 1000
   // inputs), three it finds (logsumexp, var, layer_norm).
-  return {"softmax/injected/no_max_subtract",     "log_softmax/injected/log_of_softmax",
-          "softplus/injected/log_one_plus_exp",   "sigmoid/injected/exp_over_one_plus_exp",
-          "log_sigmoid/injected/neg_log_one_plus_exp", "cross_entropy/injected/neg_log_softmax",
-          "logaddexp/injected/naive",             "attention/injected/no_max_shift",
-          "kl_div/injected/ratio_of_exp",         "logsumexp/injected/no_max_shift",
-          "var/injected/naive_one_pass",          "layer_norm/injected/one_pass_variance"};
+  return {"softmax/injected/no_max_subtract",
+          "log_softmax/injected/log_of_softmax",
+          "softplus/injected/log_one_plus_exp",
+          "sigmoid/injected/exp_over_one_plus_exp",
+          "log_sigmoid/injected/neg_log_one_plus_exp",
+          "cross_entropy/injected/neg_log_softmax",
+          "logaddexp/injected/naive",
+          "attention/injected/no_max_shift",
+          "kl_div/injected/ratio_of_exp",
+          "logsumexp/injected/no_max_shift",
+          "var/injected/naive_one_pass",
+          "layer_norm/injected/one_pass_variance"};
 }
 
 double median_inputs(const std::vector<Trial>& t) {
@@ -116,7 +123,8 @@ double median_seconds(const std::vector<Trial>& t) {
   return median(v);
 }
 
-std::vector<MutantRow> run_compare(const Registry& registry, const CompareOptions& o, std::ostream& progress) {
+std::vector<MutantRow> run_compare(const Registry& registry, const CompareOptions& o,
+                                   std::ostream& progress) {
   std::vector<MutantRow> rows;
   const auto ids = o.mutants.empty() ? default_compare_mutants() : o.mutants;
   for (const auto& id : ids) {
@@ -134,8 +142,9 @@ std::vector<MutantRow> run_compare(const Registry& registry, const CompareOption
         else if (e == "uniform")
           trials.push_back(in_process(*f, *t, campaign::Generator::uniform, seed, o));
         else
-          trials.push_back(fuzz_child(*f, *t, e.find("error") != std::string::npos ? "error" : "coverage",
-                                      e.find("uniform") != std::string::npos ? "uniform" : "regimes", seed, o));
+          trials.push_back(
+              fuzz_child(*f, *t, e.find("error") != std::string::npos ? "error" : "coverage",
+                         e.find("uniform") != std::string::npos ? "uniform" : "regimes", seed, o));
       }
       progress << "  " << id << " " << engine << ": " << cell(trials) << std::endl;
       row.trials.push_back(std::move(trials));
@@ -147,9 +156,9 @@ std::vector<MutantRow> run_compare(const Registry& registry, const CompareOption
 
 std::string compare_markdown(const std::vector<MutantRow>& rows, const CompareOptions& o) {
   std::ostringstream os;
-  os << "Inputs / seconds to first detection, median over " << o.seeds << " seeds (" << o.seed << ".."
-     << o.seed + static_cast<uint64_t>(o.seeds) - 1 << "), budget " << o.budget_inputs << " inputs or "
-     << o.time_cap_s << " s per run; (k/n) = seeds that detected.\n\n";
+  os << "Inputs / seconds to first detection, median over " << o.seeds << " seeds (" << o.seed
+     << ".." << o.seed + static_cast<uint64_t>(o.seeds) - 1 << "), budget " << o.budget_inputs
+     << " inputs or " << o.time_cap_s << " s per run; (k/n) = seeds that detected.\n\n";
   os << "| mutant | hard | property | fuzz error-guided | fuzz coverage-only | uniform "
         "| fuzz error-guided, uniform values | fuzz coverage-only, uniform values |\n";
   os << "|---|---|---|---|---|---|---|---|\n";
@@ -166,8 +175,8 @@ std::string compare_markdown(const std::vector<MutantRow>& rows, const CompareOp
     os << " |\n";
   }
   os << "\nHard mutants (uniform misses, median): " << hard
-     << "; of those, error-guided fuzzing needed fewer inputs (median) than coverage-only on " << error_wins
-     << " from the regimes, on " << error_wins_u << " from uniform values.\n";
+     << "; of those, error-guided fuzzing needed fewer inputs (median) than coverage-only on "
+     << error_wins << " from the regimes, on " << error_wins_u << " from uniform values.\n";
   return os.str();
 }
 

@@ -18,7 +18,8 @@ namespace stabfuzz::fuzz {
 
 // fuzz-*-uniform: the fuzzer on the uniform baseline's values (`fuzz --generator uniform`): what
 // the feedback alone climbs to, without the regimes' extreme values.
-inline constexpr const char* kEngines[] = {"property", "fuzz-error", "fuzz-coverage", "uniform",
+inline constexpr const char* kEngines[] = {"property",           "fuzz-error",
+                                           "fuzz-coverage",      "uniform",
                                            "fuzz-error-uniform", "fuzz-coverage-uniform"};
 
 struct CompareOptions {
@@ -27,13 +28,13 @@ struct CompareOptions {
   double time_cap_s = 30;            // per engine, mutant and seed
   uint64_t seed = 1;                 // seeds seed .. seed + seeds - 1
   int seeds = 5;
-  std::string binary;                // the stabfuzz binary, for the fuzz engines
-  std::string work_dir;              // fuzz runs' output directories
+  std::string binary;    // the stabfuzz binary, for the fuzz engines
+  std::string work_dir;  // fuzz runs' output directories
 };
 
 struct Trial {
   bool detected = false;
-  int64_t inputs = 0;                // to the first detection, or evaluated in all
+  int64_t inputs = 0;  // to the first detection, or evaluated in all
   double seconds = 0;
 };
 
@@ -45,7 +46,8 @@ struct MutantRow {
 // The mutants measured when none are named: planted bugs in regimes of different difficulty.
 std::vector<std::string> default_compare_mutants();
 
-std::vector<MutantRow> run_compare(const Registry& registry, const CompareOptions& o, std::ostream& progress);
+std::vector<MutantRow> run_compare(const Registry& registry, const CompareOptions& o,
+                                   std::ostream& progress);
 
 // Median over seeds; a miss counts as +inf (so a median miss prints as "miss").
 double median_inputs(const std::vector<Trial>& t);

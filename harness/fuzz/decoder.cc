@@ -33,18 +33,24 @@ class Reader {
 
 size_t width(DType d) {
   switch (d) {
-    case DType::f64: return 8;
-    case DType::f32: return 4;
-    default: return 2;
+    case DType::f64:
+      return 8;
+    case DType::f32:
+      return 4;
+    default:
+      return 2;
   }
 }
 
 double half_bits(uint16_t h) {
   const int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
   double v;
-  if (exp == 0) v = std::ldexp(man, -24);
-  else if (exp == 31) v = man ? std::nan("") : INFINITY;
-  else v = std::ldexp(1024 + man, exp - 25);
+  if (exp == 0)
+    v = std::ldexp(man, -24);
+  else if (exp == 31)
+    v = man ? std::nan("") : INFINITY;
+  else
+    v = std::ldexp(1024 + man, exp - 25);
   return sign ? -v : v;
 }
 
@@ -69,10 +75,14 @@ double special(DType d, uint64_t k) {
 
 double from_bits(DType d, uint64_t bits) {
   switch (d) {
-    case DType::f64: return std::bit_cast<double>(bits);
-    case DType::f32: return std::bit_cast<float>(static_cast<uint32_t>(bits));
-    case DType::f16: return half_bits(static_cast<uint16_t>(bits));
-    case DType::bf16: return std::bit_cast<float>(static_cast<uint32_t>(bits & 0xffff) << 16);
+    case DType::f64:
+      return std::bit_cast<double>(bits);
+    case DType::f32:
+      return std::bit_cast<float>(static_cast<uint32_t>(bits));
+    case DType::f16:
+      return half_bits(static_cast<uint16_t>(bits));
+    case DType::bf16:
+      return std::bit_cast<float>(static_cast<uint32_t>(bits & 0xffff) << 16);
   }
   return 0;
 }
@@ -125,18 +135,28 @@ Decoded decode(const Family& family, const std::vector<DType>& dtypes, const uin
     const double old = *cell;
     double v = old;
     switch (op % 6) {
-      case 0: v = from_bits(d, payload); break;                        // raw bit pattern
-      case 1: v = std::ldexp(old, static_cast<int>(payload % 65) - 32); break;  // scale by 2^k
-      case 2: {                                                        // step k ULPs
+      case 0:
+        v = from_bits(d, payload);
+        break;  // raw bit pattern
+      case 1:
+        v = std::ldexp(old, static_cast<int>(payload % 65) - 32);
+        break;   // scale by 2^k
+      case 2: {  // step k ULPs
         const auto steps = static_cast<int8_t>(payload & 0xff);
         const double ulp = std::max(dtype_min_normal(d) * dtype_unit_roundoff(d) * 2,
                                     std::fabs(old) * dtype_unit_roundoff(d) * 2);
         v = old + steps * ulp;
         break;
       }
-      case 3: v = *cells[payload % cells.size()]; break;               // copy another value
-      case 4: v = -old; break;                                         // flip the sign
-      case 5: v = special(d, payload) * ((payload >> 8) & 1 ? -1 : 1); break;  // special value
+      case 3:
+        v = *cells[payload % cells.size()];
+        break;  // copy another value
+      case 4:
+        v = -old;
+        break;  // flip the sign
+      case 5:
+        v = special(d, payload) * ((payload >> 8) & 1 ? -1 : 1);
+        break;  // special value
     }
     v = round_to(d, v);
     if (!std::isfinite(v) || v == old) {

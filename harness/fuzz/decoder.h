@@ -29,9 +29,9 @@ inline constexpr size_t kDefaultMaxLen = 512;
 
 struct Decoded {
   Input input;
-  size_t regime = 0;     // index into family.regimes
-  bool valid = false;    // false: the regime's own sample failed validate (a harness bug)
-  std::string reject;    // what validate said when !valid
+  size_t regime = 0;   // index into family.regimes
+  bool valid = false;  // false: the regime's own sample failed validate (a harness bug)
+  std::string reject;  // what validate said when !valid
   size_t edits_applied = 0, edits_dropped = 0;
 };
 

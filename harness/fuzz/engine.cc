@@ -83,8 +83,9 @@ void record_finding(const Target& t, const Execution& ex, const Verdict& v, cons
   const Input& in = ex.decoded.input;
   const CestacRequest req = g->exec->request(t, in.dtype);
   // With --time, one shrink may take a tenth of it (at least 0.5 s), so short runs stay short.
-  auto [small, steps] = campaign::shrink_failing(fam, t, in, req, g->opts.shrink_evals,
-                                                 g->opts.time_s > 0 ? std::max(0.5, g->opts.time_s / 10) : 0);
+  auto [small, steps] =
+      campaign::shrink_failing(fam, t, in, req, g->opts.shrink_evals,
+                               g->opts.time_s > 0 ? std::max(0.5, g->opts.time_s / 10) : 0);
   Verdict sv = campaign::evaluate(fam, t, small, req);
   if (!sv.finding()) {  // cannot happen with a deterministic target; keep the original then
     small = in;
@@ -113,18 +114,20 @@ void record_finding(const Target& t, const Execution& ex, const Verdict& v, cons
     std::fclose(f);
   }
   const corpus::ReplayOutcome check = corpus::check(*g->registry, corpus::read_file(path), path);
-  if (!check.ok) std::cerr << "stabfuzz: warning: " << path << " does not replay: " << check.message << "\n";
+  if (!check.ok)
+    std::cerr << "stabfuzz: warning: " << path << " does not replay: " << check.message << "\n";
   const campaign::CaseKey key{fam.name, t.id, in.dtype, g->exec->seed(), g->execs - 1};
-  json::Value j = campaign::finding_json(fam, t, key, fam.regimes[ex.decoded.regime].name, small, sv,
-                                         in.total_size(), steps, "fuzz", "stabfuzz replay " + path);
+  json::Value j =
+      campaign::finding_json(fam, t, key, fam.regimes[ex.decoded.regime].name, small, sv,
+                             in.total_size(), steps, "fuzz", "stabfuzz replay " + path);
   j.set("feedback", g->opts.feedback == Feedback::error ? "error" : "coverage");
   j.set("execution", static_cast<long long>(g->execs));
   j.set("crash_file", path);
   g->writer->append(j);
   if (!g->opts.quiet)
-    std::cerr << "stabfuzz fuzz: finding on " << t.id << " " << dtype_name(in.dtype) << " at execution "
-              << g->execs << " (" << sv.detectors() << ", error " << sv.max_ratio
-              << " x tolerance): " << path << std::endl;
+    std::cerr << "stabfuzz fuzz: finding on " << t.id << " " << dtype_name(in.dtype)
+              << " at execution " << g->execs << " (" << sv.detectors() << ", error "
+              << sv.max_ratio << " x tolerance): " << path << std::endl;
 }
 
 json::Value summary() {
@@ -166,9 +169,10 @@ int finish() {
   std::ostream& log = g->opts.quiet ? static_cast<std::ostream&>(sink) : std::cerr;
   if (g->opts.write_reports) res.report_paths = reports::write_reports(g->opts.out_dir, log);
   if (g->opts.progress_tty) std::cerr << "\r\033[K";
-  std::cerr << "stabfuzz fuzz: " << g->execs << " executions in " << std::fixed << std::setprecision(1)
-            << elapsed() << " s (" << std::setprecision(0) << g->execs / std::max(elapsed(), 1e-9)
-            << " exec/s), " << g->findings << " findings" << std::defaultfloat << std::endl;
+  std::cerr << "stabfuzz fuzz: " << g->execs << " executions in " << std::fixed
+            << std::setprecision(1) << elapsed() << " s (" << std::setprecision(0)
+            << g->execs / std::max(elapsed(), 1e-9) << " exec/s), " << g->findings << " findings"
+            << std::defaultfloat << std::endl;
   g->table(res, std::cout);
   std::cout << "findings: " << res.findings_path << "\nsummary:  " << res.summary_path << "\n";
   for (const auto& p : res.report_paths) std::cout << "report:   " << p << "\n";
@@ -185,7 +189,8 @@ int finish() {
 void progress() {
   const auto now = Clock::now();
   if (g->opts.quiet || g->opts.child || now < g->next_progress) return;
-  g->next_progress = now + (g->opts.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(5));
+  g->next_progress =
+      now + (g->opts.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(5));
   std::ostringstream line;
   line << "fuzz " << g->opts.family << ": " << g->execs << " execs ("
        << static_cast<int64_t>(g->execs / std::max(elapsed(), 1e-9)) << "/s), " << g->findings
@@ -248,10 +253,11 @@ bool has_flag(const std::vector<std::string>& args, const std::string& name) {
 }  // namespace
 
 bool passive_mode(const std::vector<std::string>& args) {
-  for (const char* f : {"merge", "set_cover_merge", "merge_inner", "merge_control_file", "fork", "jobs",
-                        "workers", "minimize_crash", "cleanse_crash"})
+  for (const char* f : {"merge", "set_cover_merge", "merge_inner", "merge_control_file", "fork",
+                        "jobs", "workers", "minimize_crash", "cleanse_crash"})
     for (const auto& a : args)
-      if (a.rfind(std::string("-") + f + "=", 0) == 0 && a != std::string("-") + f + "=0") return true;
+      if (a.rfind(std::string("-") + f + "=", 0) == 0 && a != std::string("-") + f + "=0")
+        return true;
   return false;
 }
 
@@ -265,23 +271,25 @@ void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) 
   state.registry = &registry;
   state.opts = opts;
   state.table = table;
-  state.exec.emplace(registry, opts.family, opts.impl, opts.dtypes, opts.feedback, opts.seed, opts.cestac,
-                     opts.base);
+  state.exec.emplace(registry, opts.family, opts.impl, opts.dtypes, opts.feedback, opts.seed,
+                     opts.cestac, opts.base);
   const bool passive = opts.child || passive_mode(opts.libfuzzer_args);
   state.opts.child = passive;
   if (!passive) {
     std::error_code ec;
     std::filesystem::create_directories(opts.out_dir + "/crashes", ec);
-    if (ec) throw InputError("cannot create directory " + opts.out_dir + "/crashes: " + ec.message());
+    if (ec)
+      throw InputError("cannot create directory " + opts.out_dir + "/crashes: " + ec.message());
     const std::string prev = reports::move_previous_run(opts.out_dir);
     if (!prev.empty())
-      std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to " << prev << "\n";
+      std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to "
+                << prev << "\n";
     state.findings_path = opts.out_dir + "/findings.jsonl";
     state.summary_path = opts.out_dir + "/summary.json";
     state.writer = std::make_unique<reports::FindingsWriter>(state.findings_path);
-    std::cerr << "stabfuzz fuzz " << opts.family << (opts.impl.empty() ? "" : " --impl " + opts.impl)
-              << ": seed " << opts.seed << ", feedback "
-              << (opts.feedback == Feedback::error ? "error" : "coverage")
+    std::cerr << "stabfuzz fuzz " << opts.family
+              << (opts.impl.empty() ? "" : " --impl " + opts.impl) << ": seed " << opts.seed
+              << ", feedback " << (opts.feedback == Feedback::error ? "error" : "coverage")
               << (opts.base == Base::uniform ? ", uniform values" : "");
     if (opts.time_s > 0) std::cerr << ", " << opts.time_s << " s";
     if (opts.runs > 0) std::cerr << ", " << opts.runs << " executions";
@@ -298,11 +306,13 @@ void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) 
   std::error_code ec;
   args.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
   if (ec) args.back() = "stabfuzz";
-  if (!has_flag(opts.libfuzzer_args, "seed")) args.push_back("-seed=" + std::to_string(opts.seed % 4294967295ULL));
+  if (!has_flag(opts.libfuzzer_args, "seed"))
+    args.push_back("-seed=" + std::to_string(opts.seed % 4294967295ULL));
   // Inputs are a header and edits of a few values: let mutations reach a few dozen edits at once
   // instead of growing lengths slowly from zero (measured: ~50 instead of >3000 executions to
   // the softmax overflow from uniform values).
-  if (!has_flag(opts.libfuzzer_args, "max_len")) args.push_back("-max_len=" + std::to_string(kDefaultMaxLen));
+  if (!has_flag(opts.libfuzzer_args, "max_len"))
+    args.push_back("-max_len=" + std::to_string(kDefaultMaxLen));
   if (!has_flag(opts.libfuzzer_args, "len_control")) args.push_back("-len_control=0");
   // Comparison tracing feeds operands into mutations; in numeric kernels many are heap pointers,
   // which ASLR changes per process, so a seed no longer replays its run (measured: kl_div's

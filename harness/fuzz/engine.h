@@ -22,24 +22,24 @@ namespace stabfuzz::fuzz {
 
 struct FuzzOptions {
   std::string family;
-  std::string impl;                   // empty: the family's reference and library targets
-  std::vector<DType> dtypes;          // empty: every dtype the targets support
-  double time_s = 0;                  // <= 0: no time limit of ours
-  int64_t runs = 0;                   // executions; <= 0: no limit of ours
-  uint64_t seed = 1;                  // libFuzzer's -seed and the CESTAC streams' seed
-  std::string corpus_dir;             // libFuzzer's corpus (read and grown); empty: none
+  std::string impl;           // empty: the family's reference and library targets
+  std::vector<DType> dtypes;  // empty: every dtype the targets support
+  double time_s = 0;          // <= 0: no time limit of ours
+  int64_t runs = 0;           // executions; <= 0: no limit of ours
+  uint64_t seed = 1;          // libFuzzer's -seed and the CESTAC streams' seed
+  std::string corpus_dir;     // libFuzzer's corpus (read and grown); empty: none
   Feedback feedback = Feedback::error;
-  Base base = Base::regimes;          // --generator uniform: values uniform before the edits
+  Base base = Base::regimes;  // --generator uniform: values uniform before the edits
   std::string out_dir;
-  bool keep_going = false;            // record findings up to max_findings per impl x dtype
+  bool keep_going = false;  // record findings up to max_findings per impl x dtype
   int64_t max_findings = 10;
   int64_t shrink_evals = 1000;
   cestac::Config cestac;
   bool quiet = false;
-  bool write_reports = true;          // report.md, report.html, junit.xml at the end
+  bool write_reports = true;  // report.md, report.html, junit.xml at the end
   bool progress_tty = false;
   std::vector<std::string> libfuzzer_args;  // passed through unchanged (after `--`)
-  bool child = false;                 // a libFuzzer child process (merge, fork): counters only
+  bool child = false;  // a libFuzzer child process (merge, fork): counters only
 };
 
 using TablePrinter = void (*)(const campaign::RunResult&, std::ostream&);

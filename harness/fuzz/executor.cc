@@ -18,15 +18,17 @@ Executor::Executor(const Registry& registry, const std::string& family, const st
                    cestac::Config config, Base base)
     : feedback_(feedback), base_(base), seed_(seed), config_(config) {
   family_ = registry.find_family(family);
-  if (!family_) throw InputError("unknown target '" + family + "' (stabfuzz --list shows the families)");
+  if (!family_)
+    throw InputError("unknown target '" + family + "' (stabfuzz --list shows the families)");
   for (const auto& t : family_->targets) {
     if (impl.empty() ? t.kind == TargetKind::injected : t.id != impl) continue;
     targets_.push_back(&t);
   }
   if (targets_.empty())
-    throw InputError(impl.empty() ? family + " has no reference implementation to fuzz (give --impl)"
-                                  : "unknown implementation '" + impl + "' of " + family +
-                                        " (stabfuzz --list shows them)");
+    throw InputError(impl.empty()
+                         ? family + " has no reference implementation to fuzz (give --impl)"
+                         : "unknown implementation '" + impl + "' of " + family +
+                               " (stabfuzz --list shows them)");
   for (DType d : kAllDTypes) {
     if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) continue;
     for (const Target* t : targets_)
@@ -35,7 +37,8 @@ Executor::Executor(const Registry& registry, const std::string& family, const st
         break;
       }
   }
-  if (dtypes_.empty()) throw InputError("no implementation of " + family + " supports the requested dtype");
+  if (dtypes_.empty())
+    throw InputError("no implementation of " + family + " supports the requested dtype");
 }
 
 CestacRequest Executor::request(const Target& t, DType d) const {

@@ -34,7 +34,8 @@ const stabfuzz::fuzz::Executor& executor() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const stabfuzz::fuzz::Execution ex = executor().run(data, size);
   if (!ex.decoded.valid) {  // a regime that breaks its own family's contract: a harness bug
-    std::cerr << "stabfuzz: regime sample rejected by " STABFUZZ_FUZZ_FAMILY ": " << ex.decoded.reject << "\n";
+    std::cerr << "stabfuzz: regime sample rejected by " STABFUZZ_FUZZ_FAMILY ": "
+              << ex.decoded.reject << "\n";
     std::abort();
   }
   for (const auto& tv : ex.verdicts) {
@@ -46,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     e.expect = stabfuzz::corpus::Expect::detected;
     e.seed = executor().seed();
     e.note = "finding of fuzz/" STABFUZZ_FUZZ_FAMILY "_fuzz";
-    std::cerr << "stabfuzz: finding on " << tv.target->id << " (" << tv.verdict.detectors() << ", error "
-              << tv.verdict.max_ratio << " x tolerance); the input:\n"
+    std::cerr << "stabfuzz: finding on " << tv.target->id << " (" << tv.verdict.detectors()
+              << ", error " << tv.verdict.max_ratio << " x tolerance); the input:\n"
               << stabfuzz::corpus::format(e) << std::flush;
     std::abort();
   }

@@ -19,8 +19,8 @@ namespace stabfuzz::fuzz {
 
 enum class Feedback { error, coverage };
 
-inline constexpr size_t kRatioBuckets = 82;    // log2(ratio) in [-40, 40), non-finite, undecidable
-inline constexpr size_t kDigitBuckets = 64;    // digits lost in half-digit steps, from -8
+inline constexpr size_t kRatioBuckets = 82;  // log2(ratio) in [-40, 40), non-finite, undecidable
+inline constexpr size_t kDigitBuckets = 64;  // digits lost in half-digit steps, from -8
 inline constexpr size_t kRegimeSlots = 16;
 inline constexpr size_t kSiteCells = 4096;
 

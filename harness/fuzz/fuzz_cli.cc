@@ -6,10 +6,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -24,7 +24,8 @@ constexpr const char* kEnv = "STABFUZZ_FUZZ_ARGS";  // the parent's stabfuzz fla
 
 FuzzOptions options_of(const cli::Options& o) {
   FuzzOptions f;
-  if (o.target.empty()) throw InputError("fuzz needs --target FAMILY (stabfuzz --list shows the families)");
+  if (o.target.empty())
+    throw InputError("fuzz needs --target FAMILY (stabfuzz --list shows the families)");
   f.family = o.target;
   f.impl = o.impl;
   if (o.dtype != "all") {
@@ -38,8 +39,9 @@ FuzzOptions options_of(const cli::Options& o) {
   f.runs = o.runs_given ? o.runs : 0;
   f.seed = o.seed_given && o.seed != 0
                ? o.seed
-               : static_cast<uint64_t>(
-                     std::chrono::system_clock::now().time_since_epoch().count() % 1000000007ULL) + 1;
+               : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count() %
+                                       1000000007ULL) +
+                     1;
   f.corpus_dir = o.corpus;
   if (o.feedback == "error")
     f.feedback = Feedback::error;
@@ -55,14 +57,15 @@ FuzzOptions options_of(const cli::Options& o) {
   if (o.max_findings < 0) throw InputError("--max-findings must not be negative");
   f.max_findings = o.max_findings;
   f.shrink_evals = o.shrink_evals;
-  if (o.cancel_digits < 1 || o.cancel_digits > 15) throw InputError("--cancel-digits must be in 1..15");
+  if (o.cancel_digits < 1 || o.cancel_digits > 15)
+    throw InputError("--cancel-digits must be in 1..15");
   f.cestac.cancel_digits = o.cancel_digits;
   f.quiet = o.quiet;
   f.write_reports = !o.no_reports;
   f.progress_tty = !o.quiet && ::isatty(STDERR_FILENO);
   if (o.out.empty()) {
-    f.out_dir = "runs/fuzz-" + f.family + "-" + cli::local_timestamp() + "-s" + std::to_string(f.seed) + "-p" +
-                std::to_string(::getpid());
+    f.out_dir = "runs/fuzz-" + f.family + "-" + cli::local_timestamp() + "-s" +
+                std::to_string(f.seed) + "-p" + std::to_string(::getpid());
   } else {
     f.out_dir = o.out;
   }
@@ -89,7 +92,8 @@ int command(const cli::Options& o, int argc, char** argv, TablePrinter table) {
     for (const auto& a : lf)  // libFuzzer's limits, or files to run once each (reproducing a crash)
       limit |= a.rfind("-runs=", 0) == 0 || a.rfind("-max_total_time=", 0) == 0 ||
                std::filesystem::is_regular_file(a);
-    if (!limit) throw InputError("give --time S or --runs N (or libFuzzer's -runs/-max_total_time after --)");
+    if (!limit)
+      throw InputError("give --time S or --runs N (or libFuzzer's -runs/-max_total_time after --)");
   }
   std::string env;
   for (int i = 1; i < dash; ++i) env += std::string(argv[i]) + "\n";
@@ -114,7 +118,8 @@ int compare_command(const cli::Options& o) {
   std::filesystem::create_directories(c.work_dir, ec);
   if (ec) throw InputError("cannot create directory " + c.work_dir + ": " + ec.message());
   std::cerr << "stabfuzz fuzz-compare: " << c.seeds << " seeds from " << c.seed << ", budget "
-            << c.budget_inputs << " inputs or " << c.time_cap_s << " s per engine, mutant and seed" << std::endl;
+            << c.budget_inputs << " inputs or " << c.time_cap_s << " s per engine, mutant and seed"
+            << std::endl;
   const auto rows = run_compare(default_registry(), c, std::cerr);
   const std::string md = compare_markdown(rows, c);
   std::cout << md;

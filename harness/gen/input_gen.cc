@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
-#include <string>
 #include <ostream>
+#include <string>
 
 namespace stabfuzz::gen {
 namespace {
@@ -87,17 +87,18 @@ rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
   if (rows) {
     std::vector<uint32_t> index(in.args[0].values.size());
     for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
-    auto shorter = rc::seq::map(rc::shrink::removeChunks(std::move(index)), [in](const std::vector<uint32_t>& keep) {
-      Input c = in;
-      for (auto& t : c.args) {
-        std::vector<double> v;
-        v.reserve(keep.size());
-        for (uint32_t i : keep) v.push_back(t.values[i]);
-        t.values = std::move(v);
-        t.shape[0] = static_cast<int64_t>(keep.size());
-      }
-      return c;
-    });
+    auto shorter = rc::seq::map(rc::shrink::removeChunks(std::move(index)),
+                                [in](const std::vector<uint32_t>& keep) {
+                                  Input c = in;
+                                  for (auto& t : c.args) {
+                                    std::vector<double> v;
+                                    v.reserve(keep.size());
+                                    for (uint32_t i : keep) v.push_back(t.values[i]);
+                                    t.values = std::move(v);
+                                    t.shape[0] = static_cast<int64_t>(keep.size());
+                                  }
+                                  return c;
+                                });
     all = rc::Seq<Input>(BoundedValid(std::move(shorter), family.validate, kMaxRejects));
   }
   for (size_t k = 0; k < in.args.size(); ++k) {
@@ -108,13 +109,12 @@ rc::Seq<Input> shrink_input(const Family& family, const Input& in) {
       return c;
     };
     const DType d = in.dtype;
-    auto simpler = rc::seq::map(rc::shrink::eachElement(t.values,
-                                                        [d](double v) {
-                                                          return rc::seq::fromContainer(simpler_floats(v, d));
-                                                        }),
-                                with_values);
-    all = rc::seq::concat(std::move(all),
-                          rc::Seq<Input>(BoundedValid(std::move(simpler), family.validate, kMaxRejects)));
+    auto simpler = rc::seq::map(
+        rc::shrink::eachElement(
+            t.values, [d](double v) { return rc::seq::fromContainer(simpler_floats(v, d)); }),
+        with_values);
+    all = rc::seq::concat(std::move(all), rc::Seq<Input>(BoundedValid(
+                                              std::move(simpler), family.validate, kMaxRejects)));
   }
   return all;
 }
@@ -125,9 +125,8 @@ rc::Gen<Input> regime_gen(const Family& family, const Regime& regime, DType d) {
   return rc::Gen<Input>([fam, sample, d](const rc::Random& random, int) {
     RcEntropy e(random);
     Input in = sample(e, d);
-    return rc::shrinkable::shrinkRecur(std::move(in), [fam](const Input& x) {
-      return shrink_input(*fam, x);
-    });
+    return rc::shrinkable::shrinkRecur(std::move(in),
+                                       [fam](const Input& x) { return shrink_input(*fam, x); });
   });
 }
 

@@ -1,10 +1,10 @@
 // Row lengths, exp thresholds and row construction for value regimes.
 #include "harness/gen/regimes.h"
 
-#include "stabfuzz/lowp.h"
-
 #include <cmath>
 #include <limits>
+
+#include "stabfuzz/lowp.h"
 
 namespace stabfuzz::gen {
 

@@ -15,8 +15,10 @@
 namespace stabfuzz::plugin {
 namespace {
 
-static_assert(static_cast<int>(DType::f64) == STABFUZZ_F64 && static_cast<int>(DType::f32) == STABFUZZ_F32 &&
-                  static_cast<int>(DType::f16) == STABFUZZ_F16 && static_cast<int>(DType::bf16) == STABFUZZ_BF16,
+static_assert(static_cast<int>(DType::f64) == STABFUZZ_F64 &&
+                  static_cast<int>(DType::f32) == STABFUZZ_F32 &&
+                  static_cast<int>(DType::f16) == STABFUZZ_F16 &&
+                  static_cast<int>(DType::bf16) == STABFUZZ_BF16,
               "plugin dtype codes are DType's values");
 
 // An Input seen through the C structs; points into `in`, valid while `in` lives.
@@ -53,7 +55,8 @@ stabfuzz_sink sink_for(Collected& col) {
     c.outputs = true;
     c.out.assign(v, v + n);
   };
-  s.cestac = [](void* ctx, const double* mean, const double* digits, const uint8_t* noisy, uint64_t n) {
+  s.cestac = [](void* ctx, const double* mean, const double* digits, const uint8_t* noisy,
+                uint64_t n) {
     auto& c = *static_cast<Collected*>(ctx);
     c.cestac = true;
     c.c.mean.assign(mean, mean + n);
@@ -67,7 +70,8 @@ stabfuzz_sink sink_for(Collected& col) {
       return;
     }
     c.c.log.counts[kind] += count;
-    c.c.log.sites.push_back({static_cast<cestac::Kind>(kind), static_cast<uintptr_t>(address), count});
+    c.c.log.sites.push_back(
+        {static_cast<cestac::Kind>(kind), static_cast<uintptr_t>(address), count});
   };
   s.error = [](void* ctx, const char* message) {
     static_cast<Collected*>(ctx)->error = message ? message : "(no message)";
@@ -77,15 +81,18 @@ stabfuzz_sink sink_for(Collected& col) {
 
 void check_call(int rc, const Collected& col, const std::string& id, bool has_result) {
   if (rc != 0 || !col.error.empty())
-    throw std::runtime_error(id + " failed: " + (col.error.empty() ? "error " + std::to_string(rc) : col.error));
+    throw std::runtime_error(
+        id + " failed: " + (col.error.empty() ? "error " + std::to_string(rc) : col.error));
   if (!has_result) throw std::runtime_error(id + " returned no result");
   if (col.bad_kind) throw std::runtime_error(id + " reported an unknown instability kind");
 }
 
 bool valid_variant(const std::string& v) {
-  if (v.empty() || v.front() == '/' || v.back() == '/' || v.find("//") != std::string::npos) return false;
+  if (v.empty() || v.front() == '/' || v.back() == '/' || v.find("//") != std::string::npos)
+    return false;
   for (char ch : v)
-    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' || ch == '/'))
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.' ||
+          ch == '/'))
       return false;
   return true;
 }
@@ -110,7 +117,7 @@ std::vector<std::string> load(Registry& registry, const std::string& path) {
   auto entry = reinterpret_cast<stabfuzz_plugin_entry_v1>(::dlsym(lib, STABFUZZ_PLUGIN_ENTRY));
   if (!entry)
     throw InputError(where + " is not a stabfuzz plugin: it exports no " STABFUZZ_PLUGIN_ENTRY
-                     " (build it with find_package(stabfuzz) and stabfuzz::plugin)");
+                             " (build it with find_package(stabfuzz) and stabfuzz::plugin)");
   const stabfuzz_plugin* table = entry();
   if (!table) throw InputError(where + ": " STABFUZZ_PLUGIN_ENTRY " returned no table");
   if (table->abi_version != STABFUZZ_PLUGIN_ABI_VERSION)
@@ -120,9 +127,10 @@ std::vector<std::string> load(Registry& registry, const std::string& path) {
   if (table->target_size < sizeof(stabfuzz_target))
     throw InputError(where + ": its target entries are smaller than ABI version 1's");
   if (table->kind_count != static_cast<uint32_t>(cestac::kKindCount))
-    throw InputError(where + " was built against a stabfuzz with " + std::to_string(table->kind_count) +
-                     " CESTAC instability kinds, this one has " + std::to_string(cestac::kKindCount) +
-                     " (rebuild it against this stabfuzz)");
+    throw InputError(where + " was built against a stabfuzz with " +
+                     std::to_string(table->kind_count) +
+                     " CESTAC instability kinds, this one has " +
+                     std::to_string(cestac::kKindCount) + " (rebuild it against this stabfuzz)");
   if (table->n_targets == 0 || !table->targets) throw InputError(where + " registers no targets");
   const std::string lib_name = std::filesystem::path(path).filename().string();
   std::vector<Target> targets;
@@ -141,9 +149,11 @@ std::vector<std::string> load(Registry& registry, const std::string& path) {
       throw InputError(where + ": target '" + id +
                        "' has a malformed variant (letters, digits, _ - . and inner /)");
     if (e->dtypes == 0 || (e->dtypes & ~uint32_t{STABFUZZ_ALL_DTYPES}))
-      throw InputError(where + ": target '" + id + "' declares a bad dtype mask 0x" +
-                       [&] { char b[16]; std::snprintf(b, sizeof b, "%x", e->dtypes); return std::string(b); }() +
-                       " (bits of f64 1, f32 2, f16 4, bf16 8)");
+      throw InputError(where + ": target '" + id + "' declares a bad dtype mask 0x" + [&] {
+        char b[16];
+        std::snprintf(b, sizeof b, "%x", e->dtypes);
+        return std::string(b);
+      }() + " (bits of f64 1, f32 2, f16 4, bf16 8)");
     if (!e->native) throw InputError(where + ": target '" + id + "' has no native entry point");
     const size_t arity = family_arity(*fam);
     if (e->arity >= 0 && static_cast<size_t>(e->arity) != arity)
@@ -157,7 +167,8 @@ std::vector<std::string> load(Registry& registry, const std::string& path) {
     Target t;
     t.id = id;
     t.kind = TargetKind::library;
-    t.description = std::string(e->description ? e->description : "") + " [plugin " + lib_name + "]";
+    t.description =
+        std::string(e->description ? e->description : "") + " [plugin " + lib_name + "]";
     for (DType d : kAllDTypes)
       if (e->dtypes & STABFUZZ_DTYPE_BIT(static_cast<uint32_t>(d))) t.dtypes.push_back(d);
     t.isolated = true;
@@ -175,7 +186,8 @@ std::vector<std::string> load(Registry& registry, const std::string& path) {
         CInput c(in);
         Collected col;
         const stabfuzz_sink sink = sink_for(col);
-        const stabfuzz_cestac_config cfg{req.seed, req.stream, req.config.cancel_digits, req.config.detect ? 1 : 0};
+        const stabfuzz_cestac_config cfg{req.seed, req.stream, req.config.cancel_digits,
+                                         req.config.detect ? 1 : 0};
         const int rc = entry_copy.cestac(&c.c, &cfg, &sink);
         check_call(rc, col, id, col.cestac);
         return std::move(col.c);

@@ -24,7 +24,8 @@ std::vector<double> dot(const Input& in) {
 
 // C = 1 A B + 0 C, row-major A [m, k], B [k, n]: beta = 0 never reads C.
 std::vector<double> gemm(const Input& in) {
-  const int m = static_cast<int>(in.args[0].shape.at(0)), k = static_cast<int>(in.args[0].shape.at(1));
+  const int m = static_cast<int>(in.args[0].shape.at(0)),
+            k = static_cast<int>(in.args[0].shape.at(1));
   const int n = static_cast<int>(in.args[1].shape.at(1));
   const auto& a = in.args[0].values;
   const auto& b = in.args[1].values;

@@ -44,10 +44,14 @@ void one_thread() {
 
 memory::data_type data_type(DType d) {
   switch (d) {
-    case DType::f32: return memory::data_type::f32;
-    case DType::bf16: return memory::data_type::bf16;
-    case DType::f16: return memory::data_type::f16;
-    case DType::f64: break;
+    case DType::f32:
+      return memory::data_type::f32;
+    case DType::bf16:
+      return memory::data_type::bf16;
+    case DType::f16:
+      return memory::data_type::f16;
+    case DType::f64:
+      break;
   }
   return memory::data_type::undef;  // oneDNN's CPU engine has no f64
 }
@@ -121,7 +125,8 @@ std::vector<double> eltwise(const Input& in, Alg alg, float alpha) {
 std::vector<double> matmul(const Input& in) {
   const Dim m = in.args[0].shape.at(0), k = in.args[0].shape.at(1), n = in.args[1].shape.at(1);
   const auto dt = data_type(in.dtype);
-  const memory::desc a_md({m, k}, dt, Tag::ab), b_md({k, n}, dt, Tag::ab), c_md({m, n}, dt, Tag::ab);
+  const memory::desc a_md({m, k}, dt, Tag::ab), b_md({k, n}, dt, Tag::ab),
+      c_md({m, n}, dt, Tag::ab);
   const dnnl::matmul::primitive_desc pd({a_md, b_md, c_md}, ctx().engine);
   Buffer a = encode(in.dtype, in.args[0].values), b = encode(in.dtype, in.args[1].values);
   Buffer c = empty_buffer(in.dtype, static_cast<size_t>(m * n));
@@ -217,8 +222,8 @@ std::vector<Impl> impls() {
 void register_onednn(Registry& registry) {
   auto all = impls();
   const dnnl_version_t* v = dnnl::version();
-  const std::string version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-                              std::to_string(v->patch);
+  const std::string version =
+      std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
   for (const auto& entry : onednn_catalog()) {
     const Impl* impl = nullptr;
     for (const auto& i : all)
@@ -227,8 +232,8 @@ void register_onednn(Registry& registry) {
     Target t;
     t.id = impl->id;
     t.kind = TargetKind::library;
-    t.description = "oneDNN " + version + " " + impl->description +
-                    " (one thread; black box: no CESTAC)";
+    t.description =
+        "oneDNN " + version + " " + impl->description + " (one thread; black box: no CESTAC)";
     std::string refused;
     for (DType d : {DType::f32, DType::bf16, DType::f16}) {
       Input probe = impl->probe;

@@ -58,8 +58,8 @@ struct Spec {
   const char* description;
   // Parameters the module needs, with the family's default; how the oracle rounds them.
   std::vector<std::pair<const char*, double>> params = {};
-  bool bf16 = true;   // ATen 1.13 has a bf16 CPU kernel
-  bool f16 = false;   // and an f16 one (1.13 has few: "exp_vml_cpu" not implemented for 'Half')
+  bool bf16 = true;  // ATen 1.13 has a bf16 CPU kernel
+  bool f16 = false;  // and an f16 one (1.13 has few: "exp_vml_cpu" not implemented for 'Half')
 };
 
 // The input as the module receives it: eps rounded to the dtype (the kernels add it there; the
@@ -84,7 +84,8 @@ const std::vector<Spec>& specs() {
       {"softmax/torch/softmax", "at::softmax(x, 0)"},
       {"log_softmax/torch/log_softmax", "at::log_softmax(x, 0)"},
       {"logsumexp/torch/logsumexp", "at::logsumexp(x, {0})"},
-      {"layer_norm/torch/layer_norm", "at::layer_norm(x, {n}, no weight, no bias, eps)",
+      {"layer_norm/torch/layer_norm",
+       "at::layer_norm(x, {n}, no weight, no bias, eps)",
        {{"eps", 1e-5}}},
       {"batch_norm/torch/batch_norm",
        "at::batch_norm(x [n, c], training, no running stats, no weight or bias, eps)",
@@ -110,11 +111,13 @@ const std::vector<Spec>& specs() {
       {"gelu/torch/gelu", "at::gelu(x, \"none\")"},
       {"gelu_tanh/torch/gelu_tanh", "at::gelu(x, \"tanh\")"},
       {"cross_entropy/torch/cross_entropy",
-       "at::cross_entropy_loss(x [1, n], target [1], mean over the one sample)", {{"target", 0}}},
+       "at::cross_entropy_loss(x [1, n], target [1], mean over the one sample)",
+       {{"target", 0}}},
       {"bce_with_logits/torch/binary_cross_entropy_with_logits",
        "at::binary_cross_entropy_with_logits(x, z, reduction none)"},
       {"kl_div/torch/kl_div", "at::kl_div(logq, p, reduction sum, log_target false)"},
-      {"pairwise_distance/torch/pairwise_distance", "at::pairwise_distance(a, b, 2, eps)",
+      {"pairwise_distance/torch/pairwise_distance",
+       "at::pairwise_distance(a, b, 2, eps)",
        {{"eps", oracle::kPairwiseEpsDefault}}},
       {"dot/torch/dot", "at::dot(a, b)"},
       {"gemm/torch/matmul", "at::matmul(A, B)"},
@@ -136,8 +139,8 @@ void register_torch(Registry& registry) {
     Target t;
     t.id = spec->id;
     t.kind = TargetKind::library;
-    t.description = std::string("libtorch ") + spec->description +
-                    " (CPU, one thread; black box: no CESTAC)";
+    t.description =
+        std::string("libtorch ") + spec->description + " (CPU, one thread; black box: no CESTAC)";
     t.dtypes = {DType::f64, DType::f32};
     if (spec->f16) t.dtypes.push_back(DType::f16);
     if (spec->bf16) t.dtypes.push_back(DType::bf16);

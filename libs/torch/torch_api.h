@@ -1,4 +1,5 @@
-// The interface between stabfuzz and its libtorch module (libstabfuzz_torch.so), loaded on first use.
+// The interface between stabfuzz and its libtorch module (libstabfuzz_torch.so), loaded on first
+// use.
 #pragma once
 
 #include <string>

@@ -19,10 +19,14 @@ namespace {
 
 at::ScalarType scalar_type(DType d) {
   switch (d) {
-    case DType::f64: return at::kDouble;
-    case DType::f32: return at::kFloat;
-    case DType::bf16: return at::kBFloat16;
-    case DType::f16: return at::kHalf;
+    case DType::f64:
+      return at::kDouble;
+    case DType::f32:
+      return at::kFloat;
+    case DType::bf16:
+      return at::kBFloat16;
+    case DType::f16:
+      return at::kHalf;
   }
   return at::kDouble;
 }
@@ -54,10 +58,10 @@ at::Tensor attention(const Input& in) {
   at::Tensor q = arg(in, 0), k = arg(in, 1), v = arg(in, 2);
   const double d = static_cast<double>(q.size(1)), scale = param(in, "scale");
   // The default as the oracle holds it: 1/sqrt(d) in f64, or rounded to f32 (bf16's compute type).
-  const double def = in.dtype == DType::f64 ? 1 / std::sqrt(d)
-                                            : static_cast<double>(static_cast<float>(1 / std::sqrt(d)));
-  if (scale != def)
-    q = (q.to(at::kDouble) * (scale * std::sqrt(d))).to(q.scalar_type());
+  const double def = in.dtype == DType::f64
+                         ? 1 / std::sqrt(d)
+                         : static_cast<double>(static_cast<float>(1 / std::sqrt(d)));
+  if (scale != def) q = (q.to(at::kDouble) * (scale * std::sqrt(d))).to(q.scalar_type());
   const bool causal = param(in, "causal") != 0;
   auto [o, w] = at::_scaled_dot_product_attention(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0),
                                                   {}, 0.0, false, causal);
@@ -109,8 +113,7 @@ const std::map<std::string, Kernel>& kernels() {
       // One sample [1, n] with its class; the mean over one sample divides by 1 (exact).
       {"cross_entropy/torch/cross_entropy",
        [](const Input& in) {
-         const at::Tensor t =
-             at::full({1}, static_cast<int64_t>(param(in, "target")), at::kLong);
+         const at::Tensor t = at::full({1}, static_cast<int64_t>(param(in, "target")), at::kLong);
          return at::cross_entropy_loss(arg(in, 0).unsqueeze(0), t, {}, at::Reduction::Mean, -100,
                                        0.0);
        }},
@@ -119,9 +122,12 @@ const std::map<std::string, Kernel>& kernels() {
          return at::binary_cross_entropy_with_logits(arg(in, 0), arg(in, 1), {}, {},
                                                      at::Reduction::None);
        }},
-      // kl_div(input = logq, target = p, sum, log_target = false) = sum p (log p - logq), 0 at p = 0.
+      // kl_div(input = logq, target = p, sum, log_target = false) = sum p (log p - logq), 0 at p =
+      // 0.
       {"kl_div/torch/kl_div",
-       [](const Input& in) { return at::kl_div(arg(in, 0), arg(in, 1), at::Reduction::Sum, false); }},
+       [](const Input& in) {
+         return at::kl_div(arg(in, 0), arg(in, 1), at::Reduction::Sum, false);
+       }},
       {"pairwise_distance/torch/pairwise_distance",
        [](const Input& in) {
          return at::pairwise_distance(arg(in, 0), arg(in, 1), 2, param(in, "eps"), false);

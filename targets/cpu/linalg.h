@@ -71,14 +71,16 @@ template <class T>
 T underflow_cut(long k) {
   constexpr const Format& f = reduce_detail::FormatOf<T>::value;
   const long e = f.emin - f.p + 5 - k;
-  return e < f.emin - f.p + 1 ? T(0) : T(std::ldexp(1.0, static_cast<int>(std::min(e, long{f.emax}))));
+  return e < f.emin - f.p + 1 ? T(0)
+                              : T(std::ldexp(1.0, static_cast<int>(std::min(e, long{f.emax}))));
 }
 
 // pairwise_dot of a 2^ka and b 2^kb, the exponents from unit_exponent: every product lies below 4
 // and no partial sum of fewer than max/4 terms overflows. The true dot is the result times
 // 2^-(ka + kb), exactly (the scalings are exact; entries that would underflow are dropped).
 template <class T>
-T unit_dot(const T* a, size_t sa, long ka, const T* b, size_t sb, long kb, size_t n, std::vector<T>& buf) {
+T unit_dot(const T* a, size_t sa, long ka, const T* b, size_t sb, long kb, size_t n,
+           std::vector<T>& buf) {
   using reduce_detail::scale_pow2;
   using std::fabs;
   const T cut_a = underflow_cut<T>(ka), cut_b = underflow_cut<T>(kb);
@@ -101,7 +103,6 @@ T guarded_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vecto
   const long ka = unit_exponent(a, sa, n), kb = unit_exponent(b, sb, n);
   return reduce_detail::scale_pow2(unit_dot(a, sa, ka, b, sb, kb, n, buf), -(ka + kb));
 }
-
 
 inline size_t dim(const std::vector<int64_t>& shape, size_t k) {
   return static_cast<size_t>(shape.at(k));

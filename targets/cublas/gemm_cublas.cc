@@ -75,11 +75,16 @@ Host pack(Mode mode, const std::vector<double>& v) {
 
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::f32: return "f32";
-    case Mode::tf32: return "tf32";
-    case Mode::f16_f32acc: return "f16_f32acc";
-    case Mode::f16_f16acc: return "f16_f16acc";
-    case Mode::bf16: return "bf16";
+    case Mode::f32:
+      return "f32";
+    case Mode::tf32:
+      return "tf32";
+    case Mode::f16_f32acc:
+      return "f16_f32acc";
+    case Mode::f16_f16acc:
+      return "f16_f16acc";
+    case Mode::bf16:
+      return "bf16";
   }
   return "?";
 }
@@ -93,7 +98,7 @@ unsigned short f16_bits(double v) {
   int e = 0;
   std::frexp(a, &e);  // a = f 2^e, f in [0.5, 1): the leading bit is 2^(e-1)
   if (e - 1 < -14) return sign | static_cast<uint16_t>(std::ldexp(a, 24));  // subnormal: a / 2^-24
-  const auto mant = static_cast<uint16_t>(std::ldexp(a, 11 - e) - 1024);   // 10 fraction bits
+  const auto mant = static_cast<uint16_t>(std::ldexp(a, 11 - e) - 1024);    // 10 fraction bits
   return sign | static_cast<uint16_t>((e - 1 + 15) << 10) | mant;
 }
 
@@ -132,11 +137,21 @@ std::vector<double> gemm(Mode mode, const std::vector<double>& a, const std::vec
   cudaDataType_t type = CUDA_R_32F;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   switch (mode) {
-    case Mode::f32: break;
-    case Mode::tf32: compute = CUBLAS_COMPUTE_32F_FAST_TF32; break;
-    case Mode::f16_f32acc: type = CUDA_R_16F; break;
-    case Mode::f16_f16acc: type = CUDA_R_16F; compute = CUBLAS_COMPUTE_16F; break;
-    case Mode::bf16: type = CUDA_R_16BF; break;
+    case Mode::f32:
+      break;
+    case Mode::tf32:
+      compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+      break;
+    case Mode::f16_f32acc:
+      type = CUDA_R_16F;
+      break;
+    case Mode::f16_f16acc:
+      type = CUDA_R_16F;
+      compute = CUBLAS_COMPUTE_16F;
+      break;
+    case Mode::bf16:
+      type = CUDA_R_16BF;
+      break;
   }
   // alpha = 1, beta = 0 in the compute type (f16 for CUBLAS_COMPUTE_16F).
   const float one = 1, zero = 0;

@@ -1,4 +1,5 @@
-// cuBLAS GEMM in each math mode, as a black-box gemm implementation (targets/cublas/gemm_cublas.cc).
+// cuBLAS GEMM in each math mode, as a black-box gemm implementation
+// (targets/cublas/gemm_cublas.cc).
 #pragma once
 
 #include <cstddef>

@@ -17,7 +17,8 @@ namespace {
 
 // The device flag words are numbered as the CPU engine's instability kinds.
 static_assert(cestac::kFlagCancellation == 1u << static_cast<int>(cestac::Kind::cancellation));
-static_assert(cestac::kFlagInvalidOperation == 1u << static_cast<int>(cestac::Kind::invalid_operation));
+static_assert(cestac::kFlagInvalidOperation ==
+              1u << static_cast<int>(cestac::Kind::invalid_operation));
 static_assert(cestac::kDeviceFlagKinds <= cestac::kKindCount);
 
 // eps defaults of the layer_norm and rms_norm contracts (targets/normalization.cc, the oracles').
@@ -31,9 +32,15 @@ cuda::Problem problem_of(cuda::Kernel k, const Input& in) {
   cuda::Problem p;
   for (const auto& t : in.args) p.x.push_back(t.values);
   switch (k) {
-    case cuda::Kernel::layer_norm: p.eps = in.param("eps", kLayerNormEps); break;
-    case cuda::Kernel::rms_norm: p.eps = in.param("eps", kRmsNormEps); break;
-    case cuda::Kernel::var: p.unbiased = in.param("unbiased", oracle::kUnbiasedDefault); break;
+    case cuda::Kernel::layer_norm:
+      p.eps = in.param("eps", kLayerNormEps);
+      break;
+    case cuda::Kernel::rms_norm:
+      p.eps = in.param("eps", kRmsNormEps);
+      break;
+    case cuda::Kernel::var:
+      p.unbiased = in.param("unbiased", oracle::kUnbiasedDefault);
+      break;
     case cuda::Kernel::gemm:
       p.m = dim(in, 0, 0), p.k = dim(in, 0, 1), p.n = dim(in, 1, 1);
       break;
@@ -44,7 +51,8 @@ cuda::Problem problem_of(cuda::Kernel k, const Input& in) {
       p.causal = prm.causal;
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return p;
 }
@@ -63,7 +71,8 @@ CestacOutput cestac_output(const cuda::DeviceCestac& d, DType dtype) {
       noisy |= !(s[i] == s[0]) && !(std::isnan(s[i]) && std::isnan(s[0]));
     }
     out.mean.push_back(static_cast<double>(m / L));
-    out.digits.push_back(cestac::detail::sample_digits(s, L, precision, cestac::detail::digit_scale(L)));
+    out.digits.push_back(
+        cestac::detail::sample_digits(s, L, precision, cestac::detail::digit_scale(L)));
     out.noisy.push_back(noisy);
   }
   for (int k = 0; k < cestac::kDeviceFlagKinds; ++k) out.log.counts[k] = d.counts[k];
@@ -108,9 +117,9 @@ Target cuda_target(const std::string& id, cuda::Kernel k) {
     return cuda::run_native(k, problem_of(k, in), in.dtype == DType::f64);
   };
   t.cestac = [k](const Input& in, const CestacRequest& req) {
-    const cuda::DeviceCestac d = cuda::run_cestac(k, problem_of(k, in), in.dtype == DType::f64,
-                                                  req.seed, req.stream, req.config.cancel_digits,
-                                                  req.config.detect);
+    const cuda::DeviceCestac d =
+        cuda::run_cestac(k, problem_of(k, in), in.dtype == DType::f64, req.seed, req.stream,
+                         req.config.cancel_digits, req.config.detect);
     return cestac_output(d, in.dtype);
   };
   return t;

@@ -5,7 +5,8 @@ namespace stabfuzz::targets {
 
 void register_gpu_targets(Registry& r) {
   for (const auto& t : gpu_target_ids())
-    r.add_unavailable({t.id, "built without CUDA (STABFUZZ_CUDA=OFF, or no nvcc when CMake configured it)"});
+    r.add_unavailable(
+        {t.id, "built without CUDA (STABFUZZ_CUDA=OFF, or no nvcc when CMake configured it)"});
 }
 
 }  // namespace stabfuzz::targets

@@ -102,13 +102,20 @@ std::vector<double> reference(Kernel k, const Problem& p) {
     for (size_t j = 0; j < n; ++j) c2 += (x[j] - mu) * (x[j] - mu);
     for (size_t j = 0; j < n; ++j) {
       switch (k) {
-        case Kernel::softmax: y.push_back(static_cast<double>(std::exp(x[j] - m) / se)); break;
-        case Kernel::log_softmax: y.push_back(static_cast<double>(x[j] - m - std::log(se))); break;
+        case Kernel::softmax:
+          y.push_back(static_cast<double>(std::exp(x[j] - m) / se));
+          break;
+        case Kernel::log_softmax:
+          y.push_back(static_cast<double>(x[j] - m - std::log(se)));
+          break;
         case Kernel::layer_norm:
           y.push_back(static_cast<double>((x[j] - mu) / std::sqrt(c2 / n + p.eps)));
           break;
-        case Kernel::rms_norm: y.push_back(static_cast<double>(x[j] / std::sqrt(s2 / n + p.eps))); break;
-        default: break;
+        case Kernel::rms_norm:
+          y.push_back(static_cast<double>(x[j] / std::sqrt(s2 / n + p.eps)));
+          break;
+        default:
+          break;
       }
     }
     if (k == Kernel::sum) y.push_back(static_cast<double>(s));
@@ -147,8 +154,8 @@ void check_kernel(Kernel k, bool f64) {
   for (size_t o = 0; o * L < c1.samples.size(); ++o) {
     const double* s = &c1.samples[o * L];
     mean.push_back((s[0] + s[1] + s[2] + s[3]) / 4);
-    digits.push_back(stabfuzz::cestac::detail::sample_digits(s, L, f64 ? 53 : 24,
-                                                            stabfuzz::cestac::detail::digit_scale(L)));
+    digits.push_back(stabfuzz::cestac::detail::sample_digits(
+        s, L, f64 ? 53 : 24, stabfuzz::cestac::detail::digit_scale(L)));
   }
   const double merr = normwise(mean, ref);
   expect(merr <= tol, name + " CESTAC mean normwise error " + std::to_string(merr));
@@ -174,17 +181,20 @@ void check_cublas() {
   const auto tf32 = stabfuzz::cublas::gemm(Mode::tf32, {1024.5}, {1}, 1, 1, 1);
   const auto f32 = stabfuzz::cublas::gemm(Mode::f32, {1024.5}, {1}, 1, 1, 1);
   expect(f32[0] == 1024.5, "cuBLAS f32: 1024.5 x 1 = " + std::to_string(f32[0]));
-  expect(tf32[0] != 1024.5, "cuBLAS TF32: 1024.5 x 1 = " + std::to_string(tf32[0]) + " (not 1024.5)");
+  expect(tf32[0] != 1024.5,
+         "cuBLAS TF32: 1024.5 x 1 = " + std::to_string(tf32[0]) + " (not 1024.5)");
   // Small integers: exact in every mode.
   const std::vector<double> a = {1, 2, 3, 4, 5, 6}, b = {7, 8, 9, 10, 11, 12};  // [2,3] x [3,2]
   const std::vector<double> want = {58, 64, 139, 154};
   for (Mode m : stabfuzz::cublas::kAllModes)
     expect(stabfuzz::cublas::gemm(m, a, b, 2, 3, 2) == want,
-           std::string("cuBLAS ") + stabfuzz::cublas::mode_name(m) + ": [2,3] x [3,2] of integers exact");
+           std::string("cuBLAS ") + stabfuzz::cublas::mode_name(m) +
+               ": [2,3] x [3,2] of integers exact");
 }
 
 void bench(const std::string& dir, int reps) {
-  std::string md = "| kernel | dtype | size | native ms | CESTAC ms | ratio |\n|---|---|---|---|---|---|\n";
+  std::string md =
+      "| kernel | dtype | size | native ms | CESTAC ms | ratio |\n|---|---|---|---|---|---|\n";
   std::string js = "{\"reps\": " + std::to_string(reps) + ", \"kernels\": [";
   double log_sum = 0;
   int count = 0;
@@ -198,18 +208,20 @@ void bench(const std::string& dir, int reps) {
       const double ratio = t.cestac_ms / t.native_ms;
       log_sum += std::log(ratio);
       ++count;
-      const std::string size = k == Kernel::gemm ? "512^3" : (k == Kernel::attention ? "s=t=512,d=64" : "4096x4096");
+      const std::string size =
+          k == Kernel::gemm ? "512^3" : (k == Kernel::attention ? "s=t=512,d=64" : "4096x4096");
       char line[256];
       std::snprintf(line, sizeof line, "| %s | %s | %s | %.4f | %.4f | %.1f |\n",
                     stabfuzz::cuda::kernel_name(k), f64 ? "f64" : "f32", size.c_str(), t.native_ms,
                     t.cestac_ms, ratio);
       md += line;
       std::printf("%s", line);
-      std::snprintf(line, sizeof line,
-                    "%s{\"kernel\": \"%s\", \"dtype\": \"%s\", \"size\": \"%s\", \"native_ms\": %.6f, "
-                    "\"cestac_ms\": %.6f, \"ratio\": %.3f}",
-                    count > 1 ? ", " : "", stabfuzz::cuda::kernel_name(k), f64 ? "f64" : "f32",
-                    size.c_str(), t.native_ms, t.cestac_ms, ratio);
+      std::snprintf(
+          line, sizeof line,
+          "%s{\"kernel\": \"%s\", \"dtype\": \"%s\", \"size\": \"%s\", \"native_ms\": %.6f, "
+          "\"cestac_ms\": %.6f, \"ratio\": %.3f}",
+          count > 1 ? ", " : "", stabfuzz::cuda::kernel_name(k), f64 ? "f64" : "f32", size.c_str(),
+          t.native_ms, t.cestac_ms, ratio);
       js += line;
     }
   char tail[128];
@@ -227,8 +239,10 @@ int main(int argc, char** argv) {
   std::string bench_dir;
   int reps = 7;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--bench") && i + 1 < argc) bench_dir = argv[++i];
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    if (!std::strcmp(argv[i], "--bench") && i + 1 < argc)
+      bench_dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "stabfuzz_gpu_selftest: error: unknown argument '%s'\n", argv[i]);
       return 2;

@@ -30,7 +30,9 @@ struct DeviceBuffer {
   explicit DeviceBuffer(size_t count) : n(count) {
     if (n) check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
   }
-  ~DeviceBuffer() { if (p) cudaFree(p); }
+  ~DeviceBuffer() {
+    if (p) cudaFree(p);
+  }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
@@ -49,10 +51,14 @@ struct DeviceInputs {
     for (const auto& x : p.x) {
       const std::vector<B> h = narrow<B>(x);
       bufs.push_back(new DeviceBuffer<B>(h.size()));
-      if (!h.empty()) check(cudaMemcpy(bufs.back()->p, h.data(), h.size() * sizeof(B), cudaMemcpyHostToDevice), "copy in");
+      if (!h.empty())
+        check(cudaMemcpy(bufs.back()->p, h.data(), h.size() * sizeof(B), cudaMemcpyHostToDevice),
+              "copy in");
     }
   }
-  ~DeviceInputs() { for (auto* b : bufs) delete b; }
+  ~DeviceInputs() {
+    for (auto* b : bufs) delete b;
+  }
   const B* operator[](size_t k) const { return bufs.at(k)->p; }
 };
 
@@ -76,8 +82,12 @@ Plan plan_for(Kernel k, const Problem& p, size_t value_size) {
     if (!ok) throw std::invalid_argument(std::string(kernel_name(k)) + "/cuda: " + what);
   };
   switch (k) {
-    case Kernel::softmax: case Kernel::log_softmax: case Kernel::layer_norm: case Kernel::rms_norm:
-    case Kernel::sum: case Kernel::var: {
+    case Kernel::softmax:
+    case Kernel::log_softmax:
+    case Kernel::layer_norm:
+    case Kernel::rms_norm:
+    case Kernel::sum:
+    case Kernel::var: {
       need(p.x.size() == 1 && p.rows >= 1 && p.x[0].size() % p.rows == 0, "one row tensor");
       const size_t n = p.x[0].size() / p.rows;
       need(n >= 1 && n <= (size_t{1} << 24), "row length in [1, 2^24]");
@@ -91,15 +101,18 @@ Plan plan_for(Kernel k, const Problem& p, size_t value_size) {
       break;
     }
     case Kernel::gemm:
-      need(p.x.size() == 2 && p.x[0].size() == p.m * p.k && p.x[1].size() == p.k * p.n, "A [m,k], B [k,n]");
+      need(p.x.size() == 2 && p.x[0].size() == p.m * p.k && p.x[1].size() == p.k * p.n,
+           "A [m,k], B [k,n]");
       need(p.m >= 1 && p.n >= 1 && p.k >= 1 && p.k <= 8 * 65535, "1 <= k <= 524280");
-      pl.grid = dim3(static_cast<unsigned>((p.n + 15) / 16), static_cast<unsigned>((p.m + 15) / 16));
+      pl.grid =
+          dim3(static_cast<unsigned>((p.n + 15) / 16), static_cast<unsigned>((p.m + 15) / 16));
       pl.block = dim3(16, 16);
       pl.outputs = p.m * p.n;
       break;
     case Kernel::attention:
       need(p.x.size() == 3 && p.x[0].size() == p.s * p.d && p.x[1].size() == p.t * p.d &&
-               p.x[2].size() == p.t * p.dv, "Q [s,d], K [t,d], V [t,dv]");
+               p.x[2].size() == p.t * p.dv,
+           "Q [s,d], K [t,d], V [t,dv]");
       need(p.s >= 1 && p.t >= 1 && p.d >= 1 && p.d <= 8 * 65535 && p.t <= 8 * 65535, "sizes");
       need(!p.causal || p.s == p.t, "causal needs s = t");
       pl.grid = dim3(static_cast<unsigned>(p.s));
@@ -117,21 +130,30 @@ void launch(Kernel k, const Plan& pl, const Problem& p, const DeviceInputs<gpu::
             T* out, T* scratch) {
   using B = gpu::scalar_of_t<T>;
   switch (k) {
-    case Kernel::softmax: gpu::softmax_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n); break;
-    case Kernel::log_softmax: gpu::log_softmax_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n); break;
+    case Kernel::softmax:
+      gpu::softmax_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n);
+      break;
+    case Kernel::log_softmax:
+      gpu::log_softmax_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n);
+      break;
     case Kernel::layer_norm:
-      gpu::layer_norm_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
+      gpu::layer_norm_kernel<T>
+          <<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
       break;
     case Kernel::rms_norm:
-      gpu::rms_norm_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
+      gpu::rms_norm_kernel<T>
+          <<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
       break;
-    case Kernel::sum: gpu::sum_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n); break;
+    case Kernel::sum:
+      gpu::sum_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n);
+      break;
     case Kernel::var:
-      gpu::var_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, scratch, pl.n, static_cast<B>(p.unbiased));
+      gpu::var_kernel<T>
+          <<<pl.grid, pl.block, pl.smem>>>(in[0], out, scratch, pl.n, static_cast<B>(p.unbiased));
       break;
     case Kernel::gemm:
       gpu::gemm_kernel<T><<<pl.grid, pl.block>>>(in[0], in[1], out, static_cast<int>(p.m),
-                                                  static_cast<int>(p.k), static_cast<int>(p.n));
+                                                 static_cast<int>(p.k), static_cast<int>(p.n));
       break;
     case Kernel::attention:
       gpu::attention_kernel<T><<<pl.grid, pl.block, pl.smem>>>(
@@ -142,10 +164,11 @@ void launch(Kernel k, const Plan& pl, const Problem& p, const DeviceInputs<gpu::
   check(cudaGetLastError(), "kernel launch");
 }
 
-__global__ void init_states(DThreadState* st, uint64_t count, uint64_t launch_key, int cancel_digits,
-                            int cancel_bits, int detect) {
+__global__ void init_states(DThreadState* st, uint64_t count, uint64_t launch_key,
+                            int cancel_digits, int cancel_bits, int detect) {
   const uint64_t t = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
-  if (t < count) st[t] = {cestac::thread_key(launch_key, t), 0, 0, cancel_digits, cancel_bits, detect};
+  if (t < count)
+    st[t] = {cestac::thread_key(launch_key, t), 0, 0, cancel_digits, cancel_bits, detect};
 }
 
 uint64_t threads_of(const Plan& pl) {
@@ -164,7 +187,8 @@ void prepare_states(DeviceBuffer<DThreadState>& states, uint64_t seed, uint64_t 
   if (cancel_bits < 1) cancel_bits = 1;
   const uint64_t count = states.n;
   init_states<<<static_cast<unsigned>((count + 255) / 256), 256>>>(
-      states.p, count, cestac::stream_key(seed, stream), cancel_digits, cancel_bits, detect ? 1 : 0);
+      states.p, count, cestac::stream_key(seed, stream), cancel_digits, cancel_bits,
+      detect ? 1 : 0);
   check(cudaGetLastError(), "state init");
   check(cudaMemcpyToSymbol(gpu::g_dstoch_states, &states.p, sizeof(states.p)), "state symbol");
 }
@@ -181,8 +205,8 @@ std::vector<double> native_as(Kernel k, const Problem& p) {
 }
 
 template <class B>
-DeviceCestac cestac_as(Kernel k, const Problem& p, uint64_t seed, uint64_t stream, int cancel_digits,
-                       bool detect) {
+DeviceCestac cestac_as(Kernel k, const Problem& p, uint64_t seed, uint64_t stream,
+                       int cancel_digits, bool detect) {
   using S = DStoch<B, kLanes>;
   const Plan pl = plan_for(k, p, sizeof(S));
   DeviceInputs<B> in(p);
@@ -202,7 +226,8 @@ DeviceCestac cestac_as(Kernel k, const Problem& p, uint64_t seed, uint64_t strea
   for (const S& v : h)
     for (int i = 0; i < kLanes; ++i) r.samples.push_back(v.s[i]);
   std::vector<DThreadState> hs(r.threads);
-  check(cudaMemcpy(hs.data(), states.p, hs.size() * sizeof(DThreadState), cudaMemcpyDeviceToHost), "copy flags");
+  check(cudaMemcpy(hs.data(), states.p, hs.size() * sizeof(DThreadState), cudaMemcpyDeviceToHost),
+        "copy flags");
   std::vector<uint32_t> flags(hs.size());
   for (size_t t = 0; t < hs.size(); ++t) flags[t] = hs[t].flags;
   cestac::reduce_flags(flags.data(), flags.size(), r.counts.data());
@@ -211,7 +236,9 @@ DeviceCestac cestac_as(Kernel k, const Problem& p, uint64_t seed, uint64_t strea
 
 double median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
+  return v.empty()
+             ? 0.0
+             : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
 }
 
 template <class B>
@@ -260,14 +287,22 @@ KernelTiming time_as(Kernel k, const Problem& p, int reps) {
 
 const char* kernel_name(Kernel k) {
   switch (k) {
-    case Kernel::softmax: return "softmax";
-    case Kernel::log_softmax: return "log_softmax";
-    case Kernel::layer_norm: return "layer_norm";
-    case Kernel::rms_norm: return "rms_norm";
-    case Kernel::sum: return "sum";
-    case Kernel::var: return "var";
-    case Kernel::gemm: return "gemm";
-    case Kernel::attention: return "attention";
+    case Kernel::softmax:
+      return "softmax";
+    case Kernel::log_softmax:
+      return "log_softmax";
+    case Kernel::layer_norm:
+      return "layer_norm";
+    case Kernel::rms_norm:
+      return "rms_norm";
+    case Kernel::sum:
+      return "sum";
+    case Kernel::var:
+      return "var";
+    case Kernel::gemm:
+      return "gemm";
+    case Kernel::attention:
+      return "attention";
   }
   return "?";
 }

@@ -21,7 +21,7 @@ const char* kernel_name(Kernel k);  // the family name: "softmax", "layer_norm",
 struct Problem {
   std::vector<std::vector<double>> x;
   size_t rows = 1;
-  size_t m = 0, k = 0, n = 0;         // gemm
+  size_t m = 0, k = 0, n = 0;          // gemm
   size_t s = 0, t = 0, d = 0, dv = 0;  // attention
   double eps = 0;                      // layer_norm, rms_norm
   double unbiased = 1;                 // var: 0 or 1
@@ -34,7 +34,7 @@ struct Problem {
 inline constexpr int kLanes = 4;
 
 struct DeviceCestac {
-  std::vector<double> samples;       // kLanes per output, output-major
+  std::vector<double> samples;        // kLanes per output, output-major
   std::array<uint64_t, 10> counts{};  // threads that met each instability kind (cestac::Kind order)
   uint64_t threads = 0;
 };

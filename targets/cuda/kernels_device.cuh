@@ -25,11 +25,15 @@ __device__ __forceinline__ Span chunk_of(int n) {
 
 struct Add {
   template <class T>
-  __device__ T operator()(const T& a, const T& b) const { return a + b; }
+  __device__ T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
 };
 struct Max {
   template <class T>
-  __device__ T operator()(const T& a, const T& b) const { return b > a ? b : a; }
+  __device__ T operator()(const T& a, const T& b) const {
+    return b > a ? b : a;
+  }
 };
 
 // Balanced tree over the block's values, the result in every thread. `sh`: >= 32 T of shared
@@ -149,7 +153,10 @@ __device__ __forceinline__ T square(const T& v) {  // 0 for a (computational) ze
 }
 template <class T>
 __device__ __forceinline__ double first_sample(const T& v) {
-  if constexpr (std::is_arithmetic<T>::value) return v; else return v.s[0];
+  if constexpr (std::is_arithmetic<T>::value)
+    return v;
+  else
+    return v.s[0];
 }
 // v * 2^k in representable steps (targets/cpu/reductions.h scale_pow2): exact unless the result
 // over- or underflows, rounded once at the end.
@@ -165,14 +172,15 @@ __device__ T scale_pow2(T v, long k) {
   return v * T(static_cast<B>(ldexp(1.0, static_cast<int>(k))));
 }
 
-// ---- row kernels: one block per row ---------------------------------------------------------------
-#define SF_ROW_SETUP(T)                                                          \
-  using B = scalar_of_t<T>;                                                      \
-  extern __shared__ __align__(16) unsigned char smem_raw[];                      \
-  T* sh = reinterpret_cast<T*>(smem_raw);                                        \
-  int* shi = reinterpret_cast<int*>(smem_raw + 32 * sizeof(T));                  \
-  (void)shi;                                                                     \
-  x += static_cast<size_t>(blockIdx.x) * n;                                      \
+// ---- row kernels: one block per row
+// ---------------------------------------------------------------
+#define SF_ROW_SETUP(T)                                         \
+  using B = scalar_of_t<T>;                                     \
+  extern __shared__ __align__(16) unsigned char smem_raw[];     \
+  T* sh = reinterpret_cast<T*>(smem_raw);                       \
+  int* shi = reinterpret_cast<int*>(smem_raw + 32 * sizeof(T)); \
+  (void)shi;                                                    \
+  x += static_cast<size_t>(blockIdx.x) * n;                     \
   const Span sp = chunk_of(n);
 
 // softmax: max shift, exp, sum, division.
@@ -180,7 +188,8 @@ template <class T>
 __global__ void softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
-  const T m = block_max<T>(n, [&](int j) { return T(x[j]); }, sh);
+  const T m = block_max<T>(
+      n, [&](int j) { return T(x[j]); }, sh);
   T p = T(0);
   for (int j = sp.lo; j < sp.hi; ++j) {
     const T e = exp(T(x[j]) - m);  // exponents <= 0: no overflow
@@ -202,7 +211,8 @@ __global__ void log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   T l = T(0);
   if (n > 1) {
     const int k2 = block_argmax<T>(n, k, xv, sh, shi);
-    const T u = block_sum<T>(n, [&](int j) { return j == k ? T(0) : exp(T(x[j]) - T(x[k2])); }, sh);
+    const T u = block_sum<T>(
+        n, [&](int j) { return j == k ? T(0) : exp(T(x[j]) - T(x[k2])); }, sh);
     const T t = exp((T(x[k2]) - T(x[k])) + log(u));
     l = t < T(B(0x1p-60)) ? t : log1p(t);
   }
@@ -213,10 +223,13 @@ __global__ void log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
 template <class T>
 __device__ void scaled_normalize(T* y, int n, T eps, T* sh) {
   const Span sp = chunk_of(n);
-  const T m = block_max<T>(n, [&](int j) { return fabs(y[j]); }, sh);
+  const T m = block_max<T>(
+      n, [&](int j) { return fabs(y[j]); }, sh);
   const T r = sqrt(eps);
   const T s = m > r ? m : r;
-  const T q = block_sum<T>(n, [&](int j) { return square(y[j] / s); }, sh) / T(double(n));
+  const T q = block_sum<T>(
+                  n, [&](int j) { return square(y[j] / s); }, sh) /
+              T(double(n));
   const T sigma = s * sqrt(q + (eps / s) / s);
   for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] / sigma;
 }
@@ -226,15 +239,22 @@ template <class T>
 __global__ void layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
-  const T s = block_max<T>(n, [&](int j) { return fabs(T(x[j])); }, sh);
+  const T s = block_max<T>(
+      n, [&](int j) { return fabs(T(x[j])); }, sh);
   if (s == T(0)) {  // a zero row: y = 0
     for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(0);
     return;
   }
   const T nn = T(double(n));
-  const T mu1 = (block_sum<T>(n, [&](int j) { return T(x[j]) / s; }, sh) / nn) * s;
+  const T mu1 = (block_sum<T>(
+                     n, [&](int j) { return T(x[j]) / s; }, sh) /
+                 nn) *
+                s;
   for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(x[j]) - mu1;
-  const T mu2 = (block_sum<T>(n, [&](int j) { return y[j] / s; }, sh) / nn) * s;
+  const T mu2 = (block_sum<T>(
+                     n, [&](int j) { return y[j] / s; }, sh) /
+                 nn) *
+                s;
   for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] - mu2;
   scaled_normalize(y, n, T(eps), sh);
 }
@@ -252,10 +272,12 @@ template <class T>
 __global__ void sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   constexpr int kEmax = sizeof(B) == 8 ? 1023 : 127;
-  const T m = block_max<T>(n, [&](int j) { return fabs(T(x[j])); }, sh);
+  const T m = block_max<T>(
+      n, [&](int j) { return fabs(T(x[j])); }, sh);
   const bool guard = m >= T(B(ldexp(1.0, kEmax - 32)));
   const T down = T(B(0x1p-32)), up = T(B(0x1p32));
-  const T s = block_sum<T>(n, [&](int j) { return guard ? T(x[j]) * down : T(x[j]); }, sh);
+  const T s = block_sum<T>(
+      n, [&](int j) { return guard ? T(x[j]) * down : T(x[j]); }, sh);
   if (threadIdx.x == 0) y[blockIdx.x] = guard ? s * up : s;
 }
 
@@ -265,7 +287,8 @@ template <class T>
 __global__ void var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of_t<T> correction) {
   SF_ROW_SETUP(T)
   w += static_cast<size_t>(blockIdx.x) * n;
-  const T m = block_max<T>(n, [&](int j) { return fabs(T(x[j])); }, sh);
+  const T m = block_max<T>(
+      n, [&](int j) { return fabs(T(x[j])); }, sh);
   if (m == T(0)) {
     if (threadIdx.x == 0) y[blockIdx.x] = T(0);
     return;
@@ -275,20 +298,26 @@ __global__ void var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of
   __syncthreads();
   const T x0 = w[0];
   const T nn = T(double(n));
-  const T mean = x0 + block_sum<T>(n, [&](int j) { return w[j] - x0; }, sh) / nn;
+  const T mean = x0 + block_sum<T>(
+                          n, [&](int j) { return w[j] - x0; }, sh) /
+                          nn;
   for (int j = sp.lo; j < sp.hi; ++j) w[j] = w[j] - mean;
-  const T s1 = block_sum<T>(n, [&](int j) { return w[j]; }, sh);
-  const T s2 = block_sum<T>(n, [&](int j) { return square(w[j]); }, sh);
+  const T s1 = block_sum<T>(
+      n, [&](int j) { return w[j]; }, sh);
+  const T s2 = block_sum<T>(
+      n, [&](int j) { return square(w[j]); }, sh);
   T v = (s2 - square(s1) / nn) / T(double(n) - double(correction));
   v = (v + fabs(v)) * T(B(0.5));  // max(v, 0) sample by sample
   if (threadIdx.x == 0) y[blockIdx.x] = scale_pow2(v, -2 * k);
 }
 
-// ---- gemm: 16 x 16 output tiles, k in shared-memory chunks of 8 -----------------------------------
+// ---- gemm: 16 x 16 output tiles, k in shared-memory chunks of 8
+// -----------------------------------
 inline constexpr int kGemmTile = 16, kGemmChunk = 8;
 
 template <class T>
-__global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T* c, int m, int k, int n) {
+__global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T* c, int m, int k,
+                            int n) {
   using B = scalar_of_t<T>;
   __shared__ B as[kGemmTile][kGemmChunk];
   __shared__ B bs[kGemmChunk][kGemmTile];
@@ -298,11 +327,13 @@ __global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T*
   for (int c0 = 0; c0 < k; c0 += kGemmChunk) {
     if (id < kGemmTile * kGemmChunk) {
       const int r = blockIdx.y * kGemmTile + id / kGemmChunk, l = c0 + id % kGemmChunk;
-      as[id / kGemmChunk][id % kGemmChunk] = r < m && l < k ? a[static_cast<size_t>(r) * k + l] : B(0);
+      as[id / kGemmChunk][id % kGemmChunk] =
+          r < m && l < k ? a[static_cast<size_t>(r) * k + l] : B(0);
     } else {
       const int j = id - kGemmTile * kGemmChunk;
       const int l = c0 + j / kGemmTile, cc = blockIdx.x * kGemmTile + j % kGemmTile;
-      bs[j / kGemmTile][j % kGemmTile] = l < k && cc < n ? b[static_cast<size_t>(l) * n + cc] : B(0);
+      bs[j / kGemmTile][j % kGemmTile] =
+          l < k && cc < n ? b[static_cast<size_t>(l) * n + cc] : B(0);
     }
     __syncthreads();
     const int len = k - c0 < kGemmChunk ? k - c0 : kGemmChunk;
@@ -314,8 +345,9 @@ __global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T*
   if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc.result();
 }
 
-// ---- attention: one block per query row ----------------------------------------------------------
-// Scores (pairwise dot) * scale into e, max shift, exp, z = sum e, O_ij = (sum_l e_l V_lj) / z.
+// ---- attention: one block per query row
+// ---------------------------------------------------------- Scores (pairwise dot) * scale into e,
+// max shift, exp, z = sum e, O_ij = (sum_l e_l V_lj) / z.
 template <class T>
 __global__ void attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* kk,
                                  const scalar_of_t<T>* v, T* o, T* e, int t, int d, int dv,
@@ -331,12 +363,15 @@ __global__ void attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* 
     e[l] = pairwise_terms<T>(d, [&](int c) { return T(qi[c]) * T(kl[c]); }) * T(scale);
   }
   __syncthreads();
-  const T m = block_max<T>(tl, [&](int l) { return e[l]; }, sh);
+  const T m = block_max<T>(
+      tl, [&](int l) { return e[l]; }, sh);
   const Span sp = chunk_of(tl);
   for (int l = sp.lo; l < sp.hi; ++l) e[l] = exp(e[l] - m);  // exponents <= 0
-  const T z = block_sum<T>(tl, [&](int l) { return e[l]; }, sh);  // z >= 1; syncs: e visible
+  const T z = block_sum<T>(
+      tl, [&](int l) { return e[l]; }, sh);  // z >= 1; syncs: e visible
   for (int j = threadIdx.x; j < dv; j += blockDim.x) {
-    const T num = pairwise_terms<T>(tl, [&](int l) { return e[l] * T(v[static_cast<size_t>(l) * dv + j]); });
+    const T num =
+        pairwise_terms<T>(tl, [&](int l) { return e[l] * T(v[static_cast<size_t>(l) * dv + j]); });
     o[static_cast<size_t>(i) * dv + j] = num / z;
   }
 }

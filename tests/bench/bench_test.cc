@@ -44,7 +44,8 @@ TEST(Calibrate, CestacDigitsAgreeWithTheOracle) {
   const auto r = run_stabfuzz("calibrate --runs 40 --seed 3 --quiet --json -");
   ASSERT_EQ(r.code, 0) << r.err;
   const json::Value j = json::parse(r.out.substr(r.out.find('{')));
-  EXPECT_GE(j.at("cases").as_number(), 250);  // 4 implementations x 2 dtypes x 40, minus exact zeros
+  EXPECT_GE(j.at("cases").as_number(),
+            250);  // 4 implementations x 2 dtypes x 40, minus exact zeros
   // Measured: 95.2 / 95.3 / 95.9 % within one digit, 2.2 / 1.5 / 1.1 % overclaiming over 2000
   // cases at seeds 1 / 2 / 3 (`calibrate --runs 250`, one-word random stream); 40 runs here only
   // guard against a broken estimator.

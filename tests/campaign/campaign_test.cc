@@ -1,5 +1,6 @@
-// Campaigns: the work list, shards, budget split, finding identity, and `stabfuzz campaign` / `merge`
-// end to end — including a campaign killed with SIGKILL and resumed, which must find every finding once.
+// Campaigns: the work list, shards, budget split, finding identity, and `stabfuzz campaign` /
+// `merge` end to end — including a campaign killed with SIGKILL and resumed, which must find every
+// finding once.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -28,12 +29,14 @@ using testing::temp_dir;
 
 // Two stable references and two planted bugs: small enough for a few-second campaign.
 constexpr const char* kTargets =
-    "var/cpu/stable,var/injected/naive_one_pass,softmax/cpu/stable,softmax/injected/no_max_subtract";
+    "var/cpu/stable,var/injected/naive_one_pass,softmax/cpu/stable,softmax/injected/"
+    "no_max_subtract";
 
 std::multiset<std::string> identities(const std::string& dir) {
   std::multiset<std::string> out;
   std::vector<std::string> problems;
-  for (const auto& f : read_findings(dir + "/findings.jsonl", &problems)) out.insert(finding_identity(f));
+  for (const auto& f : read_findings(dir + "/findings.jsonl", &problems))
+    out.insert(finding_identity(f));
   EXPECT_TRUE(problems.empty()) << problems.front();
   return out;
 }
@@ -61,7 +64,8 @@ TEST(WorkList, AllNamesAndUnknown) {
   EXPECT_EQ(unavailable.size(), reg.unavailable().size());
   const auto some = work_list(reg, "var,softmax/cpu/stable", nullptr);
   ASSERT_FALSE(some.empty());
-  for (const auto& it : some) EXPECT_TRUE(it.family == "var" || it.impl == "softmax/cpu/stable") << it.impl;
+  for (const auto& it : some)
+    EXPECT_TRUE(it.family == "var" || it.impl == "softmax/cpu/stable") << it.impl;
   EXPECT_THROW(work_list(reg, "no_such_family", nullptr), InputError);
   EXPECT_THROW(work_list(reg, "softmax/cpu/nope", nullptr), InputError);
   EXPECT_THROW(work_list(reg, ",", nullptr), InputError);
@@ -71,11 +75,13 @@ TEST(Shard, PartsAreDisjointAndCoverTheList) {
   const auto all = work_list(default_registry(), "all", nullptr);
   std::multiset<std::string> seen;
   for (int i = 1; i <= 4; ++i)
-    for (const auto& it : take_shard(all, parse_shard(std::to_string(i) + "/4"))) seen.insert(it.impl);
+    for (const auto& it : take_shard(all, parse_shard(std::to_string(i) + "/4")))
+      seen.insert(it.impl);
   EXPECT_EQ(seen.size(), all.size());
   for (const auto& it : all) EXPECT_EQ(seen.count(it.impl), 1u) << it.impl;
   EXPECT_EQ(take_shard(all, parse_shard("1/1")).size(), all.size());
-  for (const char* bad : {"0/4", "5/4", "1/0", "x", "1/2/3", "2"}) EXPECT_THROW(parse_shard(bad), InputError) << bad;
+  for (const char* bad : {"0/4", "5/4", "1/0", "x", "1/2/3", "2"})
+    EXPECT_THROW(parse_shard(bad), InputError) << bad;
 }
 
 TEST(UnitSeed, DeterministicAndDistinct) {
@@ -102,8 +108,8 @@ TEST(Plan, FirstRoundsCoverEverythingLaterRoundsFollowFindings) {
     for (const auto& u : p) sum += u.budget_s + kUnitOverheadS;
     EXPECT_LE(sum, 0.3 * 600 + 1e-9);
   }
-  stats[3].findings = 7;            // a reference with findings
-  stats[5].corpus_growth = 0.05;    // coverage still grows
+  stats[3].findings = 7;          // a reference with findings
+  stats[5].corpus_growth = 0.05;  // coverage still grows
   in.round = 3;
   in.worker_seconds_left = 200;
   const auto p = plan_round(items, stats, in);
@@ -134,17 +140,22 @@ TEST(Identity, InputAndDtypeMakeAFinding) {
   json::Value c = a;
   c.set("dtype", "f64");
   EXPECT_NE(finding_identity(a), finding_identity(c));
-  json::Value d = json::parse(R"({"impl":"x/cpu/y","dtype":"f32","input":[{"shape":[2],"values":["0x1p+0","0x1p+2"]}],"params":{}})");
+  json::Value d = json::parse(
+      R"({"impl":"x/cpu/y","dtype":"f32","input":[{"shape":[2],"values":["0x1p+0","0x1p+2"]}],"params":{}})");
   EXPECT_NE(finding_identity(a), finding_identity(d));
-  const json::Value e = json::parse(R"({"impl":"x/cpu/y","dtype":"f32","replay":"stabfuzz --target x"})");
+  const json::Value e =
+      json::parse(R"({"impl":"x/cpu/y","dtype":"f32","replay":"stabfuzz --target x"})");
   EXPECT_NE(finding_identity(a), finding_identity(e));
 }
 
 TEST(Rows, CombineCountsMaximaAndMinima) {
   RowMerger m;
-  m.add(json::parse(R"({"impl":"a","dtype":"f32","inputs":10,"failing_inputs":1,"findings":1,"max_ulp":4,"max_error_over_tolerance":0.5,"min_digits":5,"seconds":1,"inputs_per_regime":{"r":10}})"));
-  m.add(json::parse(R"({"impl":"a","dtype":"f32","inputs":5,"failing_inputs":2,"findings":2,"max_ulp":"inf","max_error_over_tolerance":0.25,"min_digits":3,"seconds":2,"inputs_per_regime":{"r":2,"s":3}})"));
-  m.add(json::parse(R"({"impl":"a","dtype":"f64","inputs":7,"failing_inputs":0,"findings":0,"max_ulp":1})"));
+  m.add(json::parse(
+      R"({"impl":"a","dtype":"f32","inputs":10,"failing_inputs":1,"findings":1,"max_ulp":4,"max_error_over_tolerance":0.5,"min_digits":5,"seconds":1,"inputs_per_regime":{"r":10}})"));
+  m.add(json::parse(
+      R"({"impl":"a","dtype":"f32","inputs":5,"failing_inputs":2,"findings":2,"max_ulp":"inf","max_error_over_tolerance":0.25,"min_digits":3,"seconds":2,"inputs_per_regime":{"r":2,"s":3}})"));
+  m.add(json::parse(
+      R"({"impl":"a","dtype":"f64","inputs":7,"failing_inputs":0,"findings":0,"max_ulp":1})"));
   std::map<std::string, int64_t> per_pair{{"a f32", 2}};
   const auto rows = m.rows(&per_pair);
   ASSERT_EQ(rows.size(), 2u);
@@ -163,10 +174,11 @@ TEST(Rows, CombineCountsMaximaAndMinima) {
 TEST(CampaignCli, BadInputIsOneLineAndExit2) {
   const std::string dir = temp_dir("bad");
   for (const std::string& args :
-       {"campaign --targets nope --runs 5 --out " + dir, "campaign --shard 3/2 --runs 5 --out " + dir,
-        "campaign --time 5x --out " + dir, "campaign --resume --out " + dir + "/none",
-        "campaign --targets var --runs 5 --baseline " + dir + "/missing --out " + dir, "merge --out " + dir,
-        "merge " + dir + "/missing --out " + dir + "/m"}) {
+       {"campaign --targets nope --runs 5 --out " + dir,
+        "campaign --shard 3/2 --runs 5 --out " + dir, "campaign --time 5x --out " + dir,
+        "campaign --resume --out " + dir + "/none",
+        "campaign --targets var --runs 5 --baseline " + dir + "/missing --out " + dir,
+        "merge --out " + dir, "merge " + dir + "/missing --out " + dir + "/m"}) {
     const auto o = run_stabfuzz(args);
     EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
     EXPECT_EQ(testing::count_lines(o.err), 1) << args << "\n" << o.err;
@@ -176,9 +188,11 @@ TEST(CampaignCli, BadInputIsOneLineAndExit2) {
 
 TEST(CampaignRun, CoversTheListWritesEveryOutputAndRefusesToOverwrite) {
   const std::string dir = temp_dir("c");
-  const auto o = run_stabfuzz(std::string("campaign --targets ") + kTargets + " --runs 30 --seed 3 --jobs 2 --out " + dir);
+  const auto o = run_stabfuzz(std::string("campaign --targets ") + kTargets +
+                              " --runs 30 --seed 3 --jobs 2 --out " + dir);
   ASSERT_EQ(o.code, 0) << o.out << o.err;  // references clean; planted bugs are expected findings
-  for (const char* f : {"campaign.json", "findings.jsonl", "summary.json", "report.md", "report.html", "junit.xml"})
+  for (const char* f :
+       {"campaign.json", "findings.jsonl", "summary.json", "report.md", "report.html", "junit.xml"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
   const json::Value s = json::parse(testing::slurp(dir + "/summary.json"));
   std::set<std::string> impls;
@@ -192,7 +206,8 @@ TEST(CampaignRun, CoversTheListWritesEveryOutputAndRefusesToOverwrite) {
   EXPECT_NE(o.out.find("planted bug detected in"), std::string::npos) << o.out;
   // The fuzz corpora were moved into the campaign's corpus directory.
   size_t corpus = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir + "/corpus")) corpus += e.is_regular_file();
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir + "/corpus"))
+    corpus += e.is_regular_file();
   EXPECT_GT(corpus, 0u);
   const auto again = run_stabfuzz(std::string("campaign --targets var --runs 5 --out ") + dir);
   EXPECT_EQ(again.code, 2) << again.err;
@@ -219,7 +234,8 @@ pid_t start_campaign(const std::string& args) {
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1), ::dup2(null, 2);
-    ::execl("/bin/sh", "sh", "-c", (std::string("exec ") + STABFUZZ_BINARY + " " + args).c_str(), nullptr);
+    ::execl("/bin/sh", "sh", "-c", (std::string("exec ") + STABFUZZ_BINARY + " " + args).c_str(),
+            nullptr);
     ::_exit(127);
   }
   return pid;
@@ -238,7 +254,8 @@ int processes_naming(const std::string& needle) {
 }
 
 TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
-  const std::string args = std::string("campaign --targets ") + kTargets + " --runs 120 --seed 5 --jobs 2 --quiet";
+  const std::string args =
+      std::string("campaign --targets ") + kTargets + " --runs 120 --seed 5 --jobs 2 --quiet";
   const std::string whole = temp_dir("whole"), killed = temp_dir("killed");
   ASSERT_EQ(run_stabfuzz(args + " --out " + whole).code, 0);
   const auto expected = identities(whole);
@@ -257,7 +274,8 @@ TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
-  ASSERT_FALSE(all_done(killed, &done, &total)) << "the campaign finished before the kill; nothing was tested";
+  ASSERT_FALSE(all_done(killed, &done, &total))
+      << "the campaign finished before the kill; nothing was tested";
   // Its units die with it (PR_SET_PDEATHSIG): none may write on after the kill.
   for (int i = 0; i < 200 && processes_naming(killed + "/units") > 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -268,13 +286,15 @@ TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
   EXPECT_TRUE(all_done(killed, &done, &total));
   const auto got = identities(killed);
   for (const auto& id : got) EXPECT_EQ(got.count(id), 1u) << "written twice: " << id;
-  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), std::set<std::string>(expected.begin(), expected.end()));
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()),
+            std::set<std::string>(expected.begin(), expected.end()));
   EXPECT_EQ(got.size(), expected.size());
 }
 
 TEST(CampaignRun, InterruptedBySigintSaysHowToResume) {
   const std::string dir = temp_dir("int");
-  const pid_t pid = start_campaign(std::string("campaign --targets ") + kTargets + " --runs 120 --seed 2 --jobs 1 --out " + dir);
+  const pid_t pid = start_campaign(std::string("campaign --targets ") + kTargets +
+                                   " --runs 120 --seed 2 --jobs 1 --out " + dir);
   int done = 0, total = 0;
   for (int i = 0; i < 12000 && done < 1; ++i) {
     all_done(dir, &done, &total);
@@ -293,17 +313,24 @@ TEST(CampaignRun, InterruptedBySigintSaysHowToResume) {
 
 TEST(CampaignRun, ShardsMergeIntoTheWholeCampaign) {
   const std::string base = temp_dir("shards");
-  const std::string args = std::string("campaign --targets ") + kTargets + " --runs 30 --seed 9 --jobs 2 --quiet";
+  const std::string args =
+      std::string("campaign --targets ") + kTargets + " --runs 30 --seed 9 --jobs 2 --quiet";
   ASSERT_EQ(run_stabfuzz(args + " --out " + base + "/whole").code, 0);
   for (int i = 1; i <= 2; ++i)
-    ASSERT_EQ(run_stabfuzz(args + " --shard " + std::to_string(i) + "/2 --out " + base + "/shard-" + std::to_string(i)).code, 0);
-  const auto m = run_stabfuzz("merge " + base + "/shard-1 " + base + "/shard-2 --out " + base + "/merged");
+    ASSERT_EQ(run_stabfuzz(args + " --shard " + std::to_string(i) + "/2 --out " + base + "/shard-" +
+                           std::to_string(i))
+                  .code,
+              0);
+  const auto m =
+      run_stabfuzz("merge " + base + "/shard-1 " + base + "/shard-2 --out " + base + "/merged");
   ASSERT_EQ(m.code, 0) << m.out << m.err;
   EXPECT_TRUE(m.err.empty()) << m.err;  // both shards present, same settings
-  const int check = std::system((std::string(STABFUZZ_UNION_CHECK) + " " + base + "/merged " + base + "/shard-1 " +
-                                 base + "/shard-2 > /dev/null").c_str());
+  const int check = std::system((std::string(STABFUZZ_UNION_CHECK) + " " + base + "/merged " +
+                                 base + "/shard-1 " + base + "/shard-2 > /dev/null")
+                                    .c_str());
   EXPECT_EQ(check, 0);
-  // Units take their seeds from the campaign seed and the implementation: sharding changes nothing found.
+  // Units take their seeds from the campaign seed and the implementation: sharding changes nothing
+  // found.
   const auto merged = identities(base + "/merged"), whole = identities(base + "/whole");
   EXPECT_EQ(merged, whole);
   // A missing shard is named.
@@ -315,9 +342,12 @@ TEST(CampaignRun, BaselineDiffIsTheMorningAnswer) {
   const std::string base = temp_dir("nightly");
   const std::string args = " --runs 30 --seed 4 --jobs 2 --quiet";
   // Last night covered var only; tonight also softmax's planted bug and references.
-  ASSERT_EQ(run_stabfuzz("campaign --targets var/cpu/stable,var/injected/naive_one_pass" + args + " --out " + base + "/n1").code, 0);
-  const auto same = run_stabfuzz("campaign --targets var/cpu/stable,var/injected/naive_one_pass" + args + " --out " +
-                                 base + "/n2 --baseline " + base + "/n1");
+  ASSERT_EQ(run_stabfuzz("campaign --targets var/cpu/stable,var/injected/naive_one_pass" + args +
+                         " --out " + base + "/n1")
+                .code,
+            0);
+  const auto same = run_stabfuzz("campaign --targets var/cpu/stable,var/injected/naive_one_pass" +
+                                 args + " --out " + base + "/n2 --baseline " + base + "/n1");
   EXPECT_EQ(same.code, 0) << same.out << same.err;  // nothing new
   EXPECT_TRUE(std::filesystem::exists(base + "/n2/diff.md"));
   EXPECT_TRUE(std::filesystem::exists(base + "/n2/diff.json"));
@@ -327,18 +357,21 @@ TEST(CampaignRun, BaselineDiffIsTheMorningAnswer) {
   const json::Value list = json::parse(run_stabfuzz("--list --json").out);
   bool onednn = false;
   for (const auto& f : list.at("families").as_array())
-    for (const auto& t : f.at("targets").as_array()) onednn |= t.at("id").as_string() == "softmax/onednn/softmax";
+    for (const auto& t : f.at("targets").as_array())
+      onednn |= t.at("id").as_string() == "softmax/onednn/softmax";
   if (!onednn) GTEST_SKIP() << "oneDNN not built here";
-  const auto worse = run_stabfuzz("campaign --targets softmax/onednn/softmax --runs 300 --seed 1 --jobs 2 --quiet --out " +
-                                  base + "/n3 --baseline " + base + "/n1");
+  const auto worse = run_stabfuzz(
+      "campaign --targets softmax/onednn/softmax --runs 300 --seed 1 --jobs 2 --quiet --out " +
+      base + "/n3 --baseline " + base + "/n1");
   EXPECT_EQ(worse.code, 1) << worse.out << worse.err;
   EXPECT_NE(worse.out.find("NEWLY FAILING"), std::string::npos) << worse.out;
-  EXPECT_NE(worse.out.find("softmax/onednn/softmax f32 (not tested last time)"), std::string::npos) << worse.out;
+  EXPECT_NE(worse.out.find("softmax/onednn/softmax f32 (not tested last time)"), std::string::npos)
+      << worse.out;
   EXPECT_NE(testing::slurp(base + "/n3/diff.md").find("new:"), std::string::npos);
   // And the other way round: last night's failing library pair, tonight tested as much and clean
   // is "no longer failing" (exit 0); here tonight does not test it at all, so it is not compared.
-  const auto back = run_stabfuzz("campaign --targets var/cpu/stable" + args + " --out " + base + "/n4 --baseline " +
-                                 base + "/n3");
+  const auto back = run_stabfuzz("campaign --targets var/cpu/stable" + args + " --out " + base +
+                                 "/n4 --baseline " + base + "/n3");
   EXPECT_EQ(back.code, 0) << back.out << back.err;
 }
 

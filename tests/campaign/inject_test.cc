@@ -26,15 +26,17 @@ struct Probe {
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::exp;
     const auto& x = a.x[0];
-    return {x[0] + x[1], x[0] * x[0], T(1) / T(3), T(2) / T(3), T(1) / T(10), exp(x[1]), x[2] * T(1)};
+    return {x[0] + x[1],  x[0] * x[0], T(1) / T(3), T(2) / T(3),
+            T(1) / T(10), exp(x[1]),   x[2] * T(1)};
   }
 };
 
 Input probe_input(DType d) {
   Input in;
   in.dtype = d;
-  const double a = d == DType::f64 ? 1 + 0x1p-30 : 1 + 0x1p-20;  // squares need more bits than TF32/f32
-  const double sub = d == DType::f64 ? 0x1p-1070 : 0x1p-140;       // subnormal in the dtype
+  const double a =
+      d == DType::f64 ? 1 + 0x1p-30 : 1 + 0x1p-20;  // squares need more bits than TF32/f32
+  const double sub = d == DType::f64 ? 0x1p-1070 : 0x1p-140;  // subnormal in the dtype
   in.args.push_back(Tensor{{3}, {a, 0x1p-20, sub}});
   return in;
 }
@@ -107,7 +109,8 @@ TEST(Faults, RegistryFaultMutantsReportWhereTheyStruck) {
       if (!kinds_run.insert(t.id.substr(t.id.rfind('/'))).second) continue;
       EXPECT_EQ(t.kind, TargetKind::injected) << t.id;
       ASSERT_TRUE(t.injection) << t.id;
-      EXPECT_FALSE(t.injection->plants.empty() || t.injection->fails_where.empty() || t.injection->fix.empty());
+      EXPECT_FALSE(t.injection->plants.empty() || t.injection->fails_where.empty() ||
+                   t.injection->fix.empty());
       const Input in = campaign::make_case(f, t.dtypes[0], 1, 0);
       t.native(in);
       const fault::Report* r = fault::last_report(t.id);
@@ -155,15 +158,18 @@ TEST(Inject, UniformBaselineKeepsShapesAndDrawsFromTheUnitInterval) {
 
 TEST(Inject, CommandWritesTheRecallJson) {
   const std::string out = testing::temp_dir("inject");
-  const auto o = testing::run_stabfuzz("inject --family softmax --budget-s 1 --seed 1 --json - --out " + out);
+  const auto o =
+      testing::run_stabfuzz("inject --family softmax --budget-s 1 --seed 1 --json - --out " + out);
   ASSERT_TRUE(o.code == 0 || o.code == 1) << o.err;
   const json::Value j = json::parse(o.out);
-  for (const char* key : {"mutants", "recall", "recall_cestac", "recall_oracle", "false_positive_targets"})
+  for (const char* key :
+       {"mutants", "recall", "recall_cestac", "recall_oracle", "false_positive_targets"})
     EXPECT_NE(j.get(key), nullptr) << key;
   ASSERT_GE(j.at("mutants").as_array().size(), 2u);
   bool no_max = false;
   for (const auto& m : j.at("mutants").as_array()) {
-    for (const char* key : {"id", "family", "detected", "detector", "inputs_to_detect", "seconds_to_detect"})
+    for (const char* key :
+         {"id", "family", "detected", "detector", "inputs_to_detect", "seconds_to_detect"})
       EXPECT_NE(m.get(key), nullptr) << key;
     EXPECT_EQ(m.at("family").as_string(), "softmax");
     if (m.at("id").as_string() == "softmax/injected/no_max_subtract") {
@@ -176,7 +182,8 @@ TEST(Inject, CommandWritesTheRecallJson) {
   EXPECT_EQ(j.at("false_positive_targets").as_number(), 0);
   EXPECT_NE(testing::slurp(out + "/inject.json").find("\"recall\""), std::string::npos);
   EXPECT_EQ(testing::run_stabfuzz("inject --family nosuch --budget-s 1").code, 2);
-  EXPECT_EQ(testing::run_stabfuzz("inject --family softmax --budget-s 1 --generator bogus").code, 2);
+  EXPECT_EQ(testing::run_stabfuzz("inject --family softmax --budget-s 1 --generator bogus").code,
+            2);
 }
 
 }  // namespace

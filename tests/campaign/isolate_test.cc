@@ -74,7 +74,8 @@ TEST(Isolate, CrashTimeoutAndExceptionAreOutcomesAndTheServerRestarts) {
 
   const auto t0 = std::chrono::steady_clock::now();
   a = iso.run(row({2, 0}), nullptr);
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(a.failure, campaign::Failure::timeout);
   EXPECT_GE(waited, 0.29);
   EXPECT_LT(waited, 5.0);
@@ -146,7 +147,9 @@ TEST(Isolate, TheRunLoopRecordsFailuresAndGoesOn) {
   o.timeout_ms = 200;
   o.out_dir = testing::temp_dir("isolate");
   o.write_reports = true;
-  o.replay_command = [](const campaign::CaseKey& k) { return "replay case " + std::to_string(k.index); };
+  o.replay_command = [](const campaign::CaseKey& k) {
+    return "replay case " + std::to_string(k.index);
+  };
   std::ostringstream progress;
   const auto res = campaign::run_family(reg, o, progress);
   ASSERT_EQ(res.results.size(), 1u);

@@ -16,7 +16,6 @@ namespace {
 
 using stabfuzz::json::Value;
 
-
 // "impl dtype" -> inputs, from DIR/summary.json.
 std::map<std::string, double> rows(const std::string& dir, bool* ok) {
   std::map<std::string, double> out;
@@ -41,12 +40,14 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::vector<std::string> problems;
   std::multiset<std::string> merged_ids;
-  for (const auto& f : stabfuzz::campaign::read_findings(std::string(argv[1]) + "/findings.jsonl", &problems))
+  for (const auto& f :
+       stabfuzz::campaign::read_findings(std::string(argv[1]) + "/findings.jsonl", &problems))
     merged_ids.insert(stabfuzz::campaign::finding_identity(f));
   std::set<std::string> union_ids;
   std::map<std::string, double> union_rows;
   for (int i = 2; i < argc; ++i) {
-    for (const auto& f : stabfuzz::campaign::read_findings(std::string(argv[i]) + "/findings.jsonl", &problems))
+    for (const auto& f :
+         stabfuzz::campaign::read_findings(std::string(argv[i]) + "/findings.jsonl", &problems))
       union_ids.insert(stabfuzz::campaign::finding_identity(f));
     for (const auto& [k, v] : rows(argv[i], &ok)) union_rows[k] += v;
   }
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& id : merged_ids)
     if (merged_ids.count(id) > 1) {
-      std::cerr << "union_check: finding " << id << " appears " << merged_ids.count(id) << " times in the merged run\n";
+      std::cerr << "union_check: finding " << id << " appears " << merged_ids.count(id)
+                << " times in the merged run\n";
       ok = false;
       break;
     }
@@ -73,11 +75,12 @@ int main(int argc, char** argv) {
     }
   const auto merged_rows = rows(argv[1], &ok);
   if (merged_rows != union_rows) {
-    std::cerr << "union_check: the merged rows (" << merged_rows.size() << ") differ from the shards' ("
-              << union_rows.size() << ")\n";
+    std::cerr << "union_check: the merged rows (" << merged_rows.size()
+              << ") differ from the shards' (" << union_rows.size() << ")\n";
     ok = false;
   }
-  std::cout << "union_check: " << merged_set.size() << " findings, " << merged_rows.size() << " rows from "
-            << argc - 2 << " shards: " << (ok ? "the merged run is their union" : "MISMATCH") << "\n";
+  std::cout << "union_check: " << merged_set.size() << " findings, " << merged_rows.size()
+            << " rows from " << argc - 2
+            << " shards: " << (ok ? "the merged run is their union" : "MISMATCH") << "\n";
   return ok ? 0 : 1;
 }

@@ -1,9 +1,9 @@
 // The verdict rule: error against tolerance x conditioning, non-finite outputs, CESTAC digits.
 #include "harness/campaign/verdict.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "harness/gen/regimes.h"
 
@@ -123,7 +123,6 @@ TEST(Verdict, SelfValidationFailureInvalidatesTheRun) {
   EXPECT_TRUE(v.cestac_fired);
   EXPECT_EQ(v.detectors(), "cestac");
 }
-
 
 // An undecidable oracle means an exact value at 0 or a hair from a rounding boundary, with
 // unbounded conditioning: CESTAC's digits are not judged then, its invalid operations still are.

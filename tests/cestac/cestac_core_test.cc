@@ -1,12 +1,12 @@
 // The host/device CESTAC core (RNG, rounding choice, digits, flags) agrees with the CPU engine.
 #include "stabfuzz/gpu/cestac_core.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <set>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/stoch.h"
@@ -98,7 +98,8 @@ void check_digits_match(uint64_t seed) {
     // The CPU engine forms the moments around the mean (long double for digits, double for the
     // ratio), the shared code around the first sample in double (the device has no long double):
     // samples a few ulps apart then differ by up to ~0.01 digits, ~2% in the ratio.
-    ASSERT_NEAR(cpu, core, 1e-2) << std::hexfloat << s[0] << " " << s[1] << " " << s[2] << " " << s[3];
+    ASSERT_NEAR(cpu, core, 1e-2) << std::hexfloat << s[0] << " " << s[1] << " " << s[2] << " "
+                                 << s[3];
     ASSERT_EQ(detail::computational_zero<4>(s.data()), detail::sample_zero(s.data(), 4));
     const double r_cpu = detail::accuracy_ratio<4>(s.data(), p);
     const double r_core = detail::sample_accuracy_ratio(s.data(), 4, p);

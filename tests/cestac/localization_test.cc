@@ -1,8 +1,8 @@
 // Instability sites name the operator's source line: the naive variance's cancelling subtraction.
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "harness/gen/regimes.h"
 #include "injectors/variance.h"

@@ -1,14 +1,13 @@
 // Stoch's exp against MPFR: the vector polynomial in round to nearest, and the randomly rounded
 // samples of a run (no bias).
-#include "stabfuzz/stoch.h"
-
+#include <gtest/gtest.h>
 #include <mpfr.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include <gtest/gtest.h>
+#include "stabfuzz/stoch.h"
 
 namespace stabfuzz {
 namespace {
@@ -34,8 +33,8 @@ TEST(Stoch, VectorExpIsWithinOneUlpOfTheExactValue) {
       mpfr_exp(m, m, MPFR_RNDN);
       const double exact = mpfr_get_d(m, MPFR_RNDN);
       mpfr_sub_d(m, m, y[j], MPFR_RNDN);
-      const double err = std::fabs(mpfr_get_d(m, MPFR_RNDN)) /
-                         (std::nextafter(exact, INFINITY) - exact);
+      const double err =
+          std::fabs(mpfr_get_d(m, MPFR_RNDN)) / (std::nextafter(exact, INFINITY) - exact);
       worst = std::max(worst, err);
     }
   }

@@ -1,21 +1,20 @@
 // Stoch<T, N>: random rounding, digits, each instability kind with its clean twin, sites, replay.
 #include "stabfuzz/stoch.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <mpfr.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cfenv>
-#include <stdexcept>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <rapidcheck/gtest.h>
 
 namespace stabfuzz {
 namespace {
@@ -50,10 +49,18 @@ Directed directed(char op, double a, double b) {
   mpfr_set_d(y, b, MPFR_RNDN);
   for (int m = 0; m < 2; ++m) {
     switch (op) {
-      case '+': mpfr_add(z, x, y, modes[m]); break;
-      case '*': mpfr_mul(z, x, y, modes[m]); break;
-      case '/': mpfr_div(z, x, y, modes[m]); break;
-      default: mpfr_sqrt(z, x, modes[m]); break;
+      case '+':
+        mpfr_add(z, x, y, modes[m]);
+        break;
+      case '*':
+        mpfr_mul(z, x, y, modes[m]);
+        break;
+      case '/':
+        mpfr_div(z, x, y, modes[m]);
+        break;
+      default:
+        mpfr_sqrt(z, x, modes[m]);
+        break;
     }
     r[m] = mpfr_get_d(z, MPFR_RNDN);
   }
@@ -137,15 +144,20 @@ TEST(Stoch, RoundingBitsAreRefilledOnTheSlowPath) {
 
 RC_GTEST_PROP(Stoch, EverySampleIsTheDownwardOrUpwardRounding, (double a, double b)) {
   RC_PRE(std::isfinite(a) && std::isfinite(b) && b != 0);
-  RC_PRE(std::fabs(a) < 1e300 && std::fabs(b) < 1e300 && std::fabs(a) > 1e-300 && std::fabs(b) > 1e-300);
+  RC_PRE(std::fabs(a) < 1e300 && std::fabs(b) < 1e300 && std::fabs(a) > 1e-300 &&
+         std::fabs(b) > 1e-300);
   const double sq = std::fabs(a);
   for (char op : {'+', '*', '/', 's'}) {
     const Directed dir = directed(op, op == 's' ? sq : a, b);
     for (uint64_t stream = 0; stream < 4; ++stream) {
       cestac::Run run(3, stream);
-      D r = op == '+' ? D(a) + D(b) : op == '*' ? D(a) * D(b) : op == '/' ? D(a) / D(b) : sqrt(D(sq));
+      D r = op == '+'   ? D(a) + D(b)
+            : op == '*' ? D(a) * D(b)
+            : op == '/' ? D(a) / D(b)
+                        : sqrt(D(sq));
       for (int i = 0; i < 3; ++i) {
-        RC_LOG() << op << " " << std::hexfloat << a << " " << b << " " << r.s[i] << " not in [" << dir.down << ", " << dir.up << "]\n";
+        RC_LOG() << op << " " << std::hexfloat << a << " " << b << " " << r.s[i] << " not in ["
+                 << dir.down << ", " << dir.up << "]\n";
         RC_ASSERT(r.s[i] == dir.down || r.s[i] == dir.up);
       }
     }
@@ -201,7 +213,9 @@ TEST(Stoch, CancellationIsReportedAtItsLine) {
   for (const auto& s : run.log().sites)
     if (s.kind == Kind::cancellation)
       named |= cestac::symbolize(s.address) == "tests/cestac/stoch_test.cc:" + std::to_string(line);
-  EXPECT_TRUE(named) << "site: " << (run.log().sites.empty() ? "none" : cestac::symbolize(run.log().sites[0].address));
+  EXPECT_TRUE(named) << "site: "
+                     << (run.log().sites.empty() ? "none"
+                                                 : cestac::symbolize(run.log().sites[0].address));
 }
 
 TEST(Stoch, ExactSubtractionIsNoCancellation) {
@@ -299,9 +313,9 @@ TEST(Stoch, SamplesDisagreeingOnOverflow) {
 TEST(Stoch, OverflowAndInvalidOperationsNameWhereNaNIsBorn) {
   {
     cestac::Run run(1, 1);
-    D big = exp(D(1000.0));       // overflow: finite operand, infinite result
-    D nan = big / big;            // invalid: inf / inf
-    D later = nan + D(1.0);       // NaN in, NaN out: not where it was born
+    D big = exp(D(1000.0));  // overflow: finite operand, infinite result
+    D nan = big / big;       // invalid: inf / inf
+    D later = nan + D(1.0);  // NaN in, NaN out: not where it was born
     EXPECT_TRUE(std::isnan(later.s[0]));
     EXPECT_EQ(count(run.log(), Kind::overflow), 1u);
     EXPECT_EQ(count(run.log(), Kind::invalid_operation), 1u);
@@ -323,7 +337,7 @@ TEST(Stoch, UnstableIntrinsicWhenSamplesDisagreeOnTheInteger) {
     const D x = samples(0.9999999, 1.0000001, 1.0);
     EXPECT_EQ(floor(x).s[0], 0.0);
     const int i = static_cast<int>(x);
-    EXPECT_EQ(i, 1);  // the mean converts
+    EXPECT_EQ(i, 1);                            // the mean converts
     (void)fabs(samples(-1e-17, 2e-17, 1e-17));  // the sign itself is noise
     EXPECT_EQ(count(run.log(), Kind::unstable_intrinsic), 3u);
   }
@@ -436,7 +450,7 @@ TEST(Stoch, RunRoundsUpwardOnlyInsideAndRestoresTheMode) {
   {
     cestac::Run run(1, 1);
     EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);  // CADNA's mode: one instruction per op
-    EXPECT_GT(third(), nearest);                          // plain double code sees it too
+    EXPECT_GT(third(), nearest);                         // plain double code sees it too
     {
       cestac::NearestScope rn;  // what libm calls and slow paths run in
       EXPECT_EQ(rounding_field(), 0u);

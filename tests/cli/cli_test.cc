@@ -39,8 +39,8 @@ TEST(Cli, ListShowsFamiliesAndImplementations) {
 TEST(Cli, HelpComesFromTheFlagTable) {
   const auto r = run_stabfuzz("--help");
   EXPECT_EQ(r.code, 0);
-  for (const char* flag : {"--target", "--impl", "--dtype", "--runs", "--budget-s", "--seed", "--out",
-                           "--case", "--list"})
+  for (const char* flag : {"--target", "--impl", "--dtype", "--runs", "--budget-s", "--seed",
+                           "--out", "--case", "--list"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
   EXPECT_NE(r.out.find("(=300)"), std::string::npos) << "the default of --runs";
 }

@@ -120,7 +120,8 @@ TEST(Representable, ExactValuesOfTheFormat) {
   EXPECT_TRUE(representable(DType::f32, -kInf));
   EXPECT_FALSE(representable(DType::f32, 1e39));
   EXPECT_FALSE(representable(DType::f32, 1.0 + 0x1p-30));
-  EXPECT_TRUE(representable(DType::f32, static_cast<double>(std::numeric_limits<float>::denorm_min())));
+  EXPECT_TRUE(
+      representable(DType::f32, static_cast<double>(std::numeric_limits<float>::denorm_min())));
   EXPECT_FALSE(representable(DType::f32, kDenormMin));
   EXPECT_TRUE(representable(DType::f64, kNaN));
 }

@@ -20,13 +20,13 @@ double reference_round(double v, DType d) {
 }
 
 TEST(LowPrecision, KnownF16Values) {
-  EXPECT_EQ(round_to_format(kF16, 65504.0), 65504.0);          // largest finite
-  EXPECT_EQ(round_to_format(kF16, 65519.0), 65504.0);          // below the overflow midpoint
-  EXPECT_TRUE(std::isinf(round_to_format(kF16, 65520.0)));     // the midpoint rounds to even: inf
-  EXPECT_EQ(round_to_format(kF16, 0x1p-24), 0x1p-24);          // smallest subnormal
-  EXPECT_EQ(round_to_format(kF16, 0x1p-25), 0.0);              // half of it: ties to even (0)
+  EXPECT_EQ(round_to_format(kF16, 65504.0), 65504.0);       // largest finite
+  EXPECT_EQ(round_to_format(kF16, 65519.0), 65504.0);       // below the overflow midpoint
+  EXPECT_TRUE(std::isinf(round_to_format(kF16, 65520.0)));  // the midpoint rounds to even: inf
+  EXPECT_EQ(round_to_format(kF16, 0x1p-24), 0x1p-24);       // smallest subnormal
+  EXPECT_EQ(round_to_format(kF16, 0x1p-25), 0.0);           // half of it: ties to even (0)
   EXPECT_EQ(round_to_format(kF16, 0x1.8p-25), 0x1p-24);
-  EXPECT_EQ(round_to_format(kF16, 1.0 + 0x1p-11), 1.0);        // tie to even
+  EXPECT_EQ(round_to_format(kF16, 1.0 + 0x1p-11), 1.0);  // tie to even
   EXPECT_EQ(round_to_format(kF16, 1.0 + 0x1.8p-11), 1.0 + 0x1p-10);
   EXPECT_EQ(round_to_format(kBF16, 1.0 + 0x1p-8), 1.0);
   EXPECT_EQ(dtype_max_digits(DType::f16), -std::log10(0x1p-11));
@@ -44,7 +44,8 @@ RC_GTEST_PROP(LowPrecision, NeighboursDifferByOneOrdinal, (int e, unsigned m, bo
     const Format& f = dtype_format(d);
     // A representable value anywhere in the range, subnormals included.
     const int span = f.emax - f.emin + f.p;
-    const int exp = f.emin - f.p + 1 + static_cast<int>(static_cast<unsigned>(e) % static_cast<unsigned>(span));
+    const int exp =
+        f.emin - f.p + 1 + static_cast<int>(static_cast<unsigned>(e) % static_cast<unsigned>(span));
     const double mant = 1.0 + static_cast<double>(m % (1u << (f.p - 1))) / (1u << (f.p - 1));
     const double r = round_to(d, (negative ? -1 : 1) * std::ldexp(mant, exp));
     RC_PRE(std::isfinite(r) && std::fabs(r) < f.max_finite());

@@ -70,10 +70,12 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Corpus, MalformedFilesAreRejectedWithFileAndLine) {
-  const std::string head = "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\n";
-  EXPECT_EQ(error_of(head + "tensor 2\n0x1p+0 zebra\n").rfind("bad.txt:6:", 0), 0u) << error_of(head + "tensor 2\n0x1p+0 zebra\n");
+  const std::string head =
+      "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\n";
+  EXPECT_EQ(error_of(head + "tensor 2\n0x1p+0 zebra\n").rfind("bad.txt:6:", 0), 0u)
+      << error_of(head + "tensor 2\n0x1p+0 zebra\n");
   EXPECT_EQ(error_of(head + "tensor 2\n0x1p+0 0x1p+1 0x1p+2\n").rfind("bad.txt:6:", 0), 0u);
-  EXPECT_EQ(error_of(head + "tensor 3\n0x1p+0\n").rfind("bad.txt:5:", 0), 0u);   // lacks values
+  EXPECT_EQ(error_of(head + "tensor 3\n0x1p+0\n").rfind("bad.txt:5:", 0), 0u);  // lacks values
   EXPECT_EQ(error_of(head + "tensor 1\n0x1.0000001p+0\n").rfind("bad.txt:6:", 0), 0u);  // not f32
   EXPECT_EQ(error_of(head + "colour: blue\ntensor 1\n0x1p+0\n").rfind("bad.txt:5:", 0), 0u);
   EXPECT_EQ(error_of(head + "tensor 2y3\n").rfind("bad.txt:5:", 0), 0u);
@@ -116,21 +118,25 @@ TEST(Corpus, ReplayChecksEachExpectation) {
   EXPECT_NE(out2.str().find("FAIL"), std::string::npos) << out2.str();
 
   // A malformed file is named with its line, skipped, and fails the run; the others still run.
-  write(dir + "/bad", "broken.txt", "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 1\nxyz\n");
-  write(dir + "/bad", "unknown_impl.txt", "family: softmax\nimpl: softmax/cpu/nope\ndtype: f64\nexpect: stable\ntensor 1\n0x1p+0\n");
+  write(dir + "/bad", "broken.txt",
+        "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 1\nxyz\n");
+  write(dir + "/bad", "unknown_impl.txt",
+        "family: softmax\nimpl: softmax/cpu/nope\ndtype: f64\nexpect: stable\ntensor 1\n0x1p+0\n");
   write(dir + "/bad", "ok.txt", stable_text);
   std::ostringstream out3;
   EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out3), 1);
   EXPECT_NE(out3.str().find("broken.txt:6:"), std::string::npos) << out3.str();
   EXPECT_NE(out3.str().find("unknown implementation"), std::string::npos) << out3.str();
-  EXPECT_NE(out3.str().find("4 files, 1 ok, 1 failed, 2 malformed"), std::string::npos) << out3.str();
+  EXPECT_NE(out3.str().find("4 files, 1 ok, 1 failed, 2 malformed"), std::string::npos)
+      << out3.str();
   EXPECT_THROW(corpus::collect({dir + "/missing"}), InputError);
 }
 
 TEST(Corpus, ReplayCommand) {
   const std::string dir = testing::temp_dir("corpus_cli");
   write(dir, "a.txt",
-        "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\ntensor 2\n0x1p+0 0x1p+1\n");
+        "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\ntensor 2\n0x1p+0 "
+        "0x1p+1\n");
   auto o = testing::run_stabfuzz("replay " + dir);
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("1 files, 1 ok"), std::string::npos) << o.out;

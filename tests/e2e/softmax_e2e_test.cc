@@ -27,7 +27,8 @@ class SoftmaxRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(testing::temp_dir("run"));
-    result_ = new testing::Output(run_stabfuzz("--target softmax --seed 1 --runs 150 --quiet --out " + *dir_));
+    result_ = new testing::Output(
+        run_stabfuzz("--target softmax --seed 1 --runs 150 --quiet --out " + *dir_));
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -51,7 +52,8 @@ TEST_F(SoftmaxRun, StableHasNoFindingAndTheRunSucceeds) {
   EXPECT_EQ(summary.at("seed").as_number(), 1);
   std::map<std::string, double> findings;
   for (const auto& r : summary.at("results").as_array()) {
-    findings[r.at("impl").as_string() + " " + r.at("dtype").as_string()] = r.at("findings").as_number();
+    findings[r.at("impl").as_string() + " " + r.at("dtype").as_string()] =
+        r.at("findings").as_number();
     EXPECT_EQ(r.at("inputs").as_number(), 150);
     EXPECT_TRUE(r.at("kind").is_string());
     EXPECT_TRUE(r.at("max_ulp").is_number() || r.at("max_ulp").is_string());
@@ -70,11 +72,12 @@ TEST_F(SoftmaxRun, FindingsAreCompleteRecords) {
   ASSERT_FALSE(fs.empty());
   for (const auto& f : fs) {
     const std::string impl = f.at("impl").as_string();
-    const bool fault = impl.rfind("softmax/fault/", 0) == 0;  // fault mutants: oracle only
+    const bool fault = impl.rfind("softmax/fault/", 0) == 0;     // fault mutants: oracle only
     const bool library = f.at("kind").as_string() == "library";  // black boxes: oracle only
     if (!fault && !library) EXPECT_EQ(impl, "softmax/injected/no_max_subtract");
-    for (const char* key : {"dtype", "seed", "detectors", "max_ulp", "digits", "cond", "input",
-                            "replay", "suggested_fix", "exact", "computed", "severity", "fault_site"})
+    for (const char* key :
+         {"dtype", "seed", "detectors", "max_ulp", "digits", "cond", "input", "replay",
+          "suggested_fix", "exact", "computed", "severity", "fault_site"})
       if ((std::string(key) != "digits" || !(fault || library)) &&
           (std::string(key) != "fault_site" || fault) &&
           (std::string(key) != "suggested_fix" || !library))
@@ -110,7 +113,8 @@ TEST_F(SoftmaxRun, EveryFindingReplaysFromItsCommandLine) {
 
 TEST(SoftmaxE2E, AStableOnlyRunExitsZeroWithNoFindings) {
   const std::string dir = testing::temp_dir("stable");
-  const auto r = run_stabfuzz("--target softmax --impl softmax/cpu/stable --seed 3 --runs 40 --quiet --out " + dir);
+  const auto r = run_stabfuzz(
+      "--target softmax --impl softmax/cpu/stable --seed 3 --runs 40 --quiet --out " + dir);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(slurp(dir + "/findings.jsonl").empty());
 }

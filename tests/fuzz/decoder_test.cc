@@ -24,7 +24,8 @@ bool same_input(const Input& a, const Input& b) {
     const auto& x = a.args[k];
     const auto& y = b.args[k];
     if (x.shape != y.shape || x.values.size() != y.values.size()) return false;
-    if (!x.values.empty() && std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(double)))
+    if (!x.values.empty() &&
+        std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(double)))
       return false;
   }
   return true;
@@ -80,7 +81,8 @@ TEST(Decoder, HeaderPicksDtypeRegimeAndSeed) {
     EXPECT_EQ(d.edits_applied + d.edits_dropped, 0u);
   }
   const auto a = header_bytes(0, 0, 1), b = header_bytes(0, 0, 2);
-  EXPECT_FALSE(same_input(decode(*f, dts, a.data(), a.size()).input, decode(*f, dts, b.data(), b.size()).input));
+  EXPECT_FALSE(same_input(decode(*f, dts, a.data(), a.size()).input,
+                          decode(*f, dts, b.data(), b.size()).input));
 }
 
 TEST(Decoder, RawBitPatternEditSetsTheValue) {

@@ -29,8 +29,10 @@ namespace fs = std::filesystem;
 
 TEST(FuzzCli, FindsTheSoftmaxMutantWithAReplayableInput) {
   const std::string out = temp_dir("fuzz");
-  const auto r = run_stabfuzz("fuzz --target softmax --impl softmax/injected/no_max_subtract --time 60 "
-                              "--seed 3 --quiet --out " + out);
+  const auto r = run_stabfuzz(
+      "fuzz --target softmax --impl softmax/injected/no_max_subtract --time 60 "
+      "--seed 3 --quiet --out " +
+      out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("detected (planted)"), std::string::npos) << r.out;
   const std::string findings = slurp(out + "/findings.jsonl");
@@ -49,10 +51,13 @@ TEST(FuzzCli, FindsTheSoftmaxMutantWithAReplayableInput) {
   EXPECT_EQ(s.at("engine").as_string(), "fuzz");
   EXPECT_GE(s.at("first_finding_execution").as_number(), 1);
   // The raw bytes beside the crash file replay through libFuzzer too (a file argument runs once).
-  const std::string bin = f.at("crash_file").as_string().substr(0, f.at("crash_file").as_string().size() - 4) + ".bin";
+  const std::string bin =
+      f.at("crash_file").as_string().substr(0, f.at("crash_file").as_string().size() - 4) + ".bin";
   ASSERT_TRUE(fs::exists(bin)) << bin;
-  const auto again = run_stabfuzz("fuzz --target softmax --impl softmax/injected/no_max_subtract --seed 3 --quiet "
-                                  "--out " + out + "-again -- " + bin);
+  const auto again = run_stabfuzz(
+      "fuzz --target softmax --impl softmax/injected/no_max_subtract --seed 3 --quiet "
+      "--out " +
+      out + "-again -- " + bin);
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(count_lines(slurp(out + "-again/findings.jsonl")), 1);
   fs::remove_all(fs::path(out).parent_path());
@@ -61,13 +66,15 @@ TEST(FuzzCli, FindsTheSoftmaxMutantWithAReplayableInput) {
 TEST(FuzzCli, SameSeedSameFirstFinding) {
   // kl_div's mutant takes a few dozen mutations: enough for libFuzzer's choices to matter (with
   // comparison tracing on, ASLR made this run differ between processes).
-  const std::string cmd = "fuzz --target kl_div --impl kl_div/injected/ratio_of_exp --feedback coverage "
-                          "--runs 3000 --seed 1 --shrink-evals 0 --quiet --out ";
+  const std::string cmd =
+      "fuzz --target kl_div --impl kl_div/injected/ratio_of_exp --feedback coverage "
+      "--runs 3000 --seed 1 --shrink-evals 0 --quiet --out ";
   std::vector<double> first;
   for (int k = 0; k < 3; ++k) {
     const std::string out = temp_dir("s");
     ASSERT_EQ(run_stabfuzz(cmd + out).code, 0);
-    first.push_back(json::parse(slurp(out + "/summary.json")).at("first_finding_execution").as_number());
+    first.push_back(
+        json::parse(slurp(out + "/summary.json")).at("first_finding_execution").as_number());
     fs::remove_all(fs::path(out).parent_path());
   }
   EXPECT_GT(first[0], 2);  // found by mutation, not by the first inputs
@@ -77,8 +84,10 @@ TEST(FuzzCli, SameSeedSameFirstFinding) {
 
 TEST(FuzzCli, LibFuzzerLimitsStillWriteTheSummary) {
   const std::string out = temp_dir("lim");
-  const auto r = run_stabfuzz("fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 5 --quiet "
-                              "--feedback coverage --out " + out + " -- -runs=40");
+  const auto r = run_stabfuzz(
+      "fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 5 --quiet "
+      "--feedback coverage --out " +
+      out + " -- -runs=40");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("softmax/cpu/stable"), std::string::npos) << r.out;
   const json::Value s = json::parse(slurp(out + "/summary.json"));
@@ -92,14 +101,18 @@ TEST(FuzzCli, MergeKeepsASmallerCorpusWithTheSameFeatures) {
   const std::string dir = temp_dir("");
   const std::string grown = dir + "/grown", merged = dir + "/merged";
   // Grow a corpus on the stable target (no finding expected, so it runs all executions).
-  const auto g = run_stabfuzz("fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --runs 400 "
-                              "--seed 2 --quiet --corpus " + grown + " --out " + dir + "/run");
+  const auto g = run_stabfuzz(
+      "fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --runs 400 "
+      "--seed 2 --quiet --corpus " +
+      grown + " --out " + dir + "/run");
   ASSERT_EQ(g.code, 0) << g.err;
   const size_t before = files_in(grown);
   ASSERT_GT(before, 3u);
   fs::create_directories(merged);
-  const auto m = run_stabfuzz("fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 2 -- "
-                              "-merge=1 " + merged + " " + grown);
+  const auto m = run_stabfuzz(
+      "fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 2 -- "
+      "-merge=1 " +
+      merged + " " + grown);
   ASSERT_EQ(m.code, 0) << m.err;
   const size_t after = files_in(merged);
   EXPECT_GT(after, 0u);
@@ -110,7 +123,8 @@ TEST(FuzzCli, MergeKeepsASmallerCorpusWithTheSameFeatures) {
 
 TEST(FuzzCli, CompareTablesEveryEngine) {
   const std::string out = temp_dir("cmp");
-  const auto r = run_stabfuzz("fuzz-compare softmax/injected/no_max_subtract --runs 6 --time 2 --seed 1 --out " + out);
+  const auto r = run_stabfuzz(
+      "fuzz-compare softmax/injected/no_max_subtract --runs 6 --time 2 --seed 1 --out " + out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("| softmax/injected/no_max_subtract |"), std::string::npos) << r.out;
   const json::Value j = json::parse(slurp(out + "/compare.json"));
@@ -131,10 +145,11 @@ TEST(FuzzCli, CompareTablesEveryEngine) {
 #endif  // STABFUZZ_HAVE_LIBFUZZER
 
 TEST(FuzzCli, BadInputIsOneErrorLine) {
-  for (const char* args : {"fuzz --target nosuch --runs 10", "fuzz --target softmax --impl softmax/nosuch --runs 10",
-                           "fuzz --target softmax --dtype f8 --runs 10",
-                           "fuzz --target softmax --feedback magic --runs 10", "fuzz --target softmax",
-                           "fuzz --target softmax --runs 10 stray"}) {
+  for (const char* args :
+       {"fuzz --target nosuch --runs 10", "fuzz --target softmax --impl softmax/nosuch --runs 10",
+        "fuzz --target softmax --dtype f8 --runs 10",
+        "fuzz --target softmax --feedback magic --runs 10", "fuzz --target softmax",
+        "fuzz --target softmax --runs 10 stray"}) {
     const auto r = run_stabfuzz(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("stabfuzz: error: ", 0), 0u) << args << "\n" << r.err;

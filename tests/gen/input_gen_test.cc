@@ -34,7 +34,8 @@ std::string problems(const Family& fam, const Input& in, DType d) {
   const auto& v = in.args[0].values;
   if (v.empty() || v.size() > gen::kMaxRowLength) return "length " + std::to_string(v.size());
   for (double x : v)
-    if (std::isnan(x) || !representable(d, x)) return "value not representable: " + std::to_string(x);
+    if (std::isnan(x) || !representable(d, x))
+      return "value not representable: " + std::to_string(x);
   return "";
 }
 

@@ -27,7 +27,8 @@ TEST(GpuRegistry, EveryGpuTargetIsRegisteredOrUnavailableWithItsReason) {
     if (target) {
       EXPECT_TRUE(gpu) << g.id;
       EXPECT_EQ(family->name, g.family);
-      EXPECT_EQ(static_cast<bool>(target->cestac), g.id.find("/cuda/") != std::string::npos) << g.id;
+      EXPECT_EQ(static_cast<bool>(target->cestac), g.id.find("/cuda/") != std::string::npos)
+          << g.id;
     } else if (u) {
       EXPECT_FALSE(gpu) << g.id;
 #if defined(STABFUZZ_HAVE_CUDA)
@@ -60,8 +61,9 @@ TEST(GpuRegistry, ListNamesTheUnavailableGpuTargetsAndWhy) {
 TEST(GpuRegistry, RunningAnUnavailableTargetSaysWhy) {
   std::string why;
   if (cuda_device_count(&why) > 0) GTEST_SKIP() << "a GPU is present: the targets are registered";
-  const auto o = testing::run_stabfuzz("--target gemm --impl gemm/cublas/tf32 --runs 1 --seed 1 --out " +
-                                       testing::temp_dir("unavailable"));
+  const auto o =
+      testing::run_stabfuzz("--target gemm --impl gemm/cublas/tf32 --runs 1 --seed 1 --out " +
+                            testing::temp_dir("unavailable"));
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("stabfuzz: error: implementation 'gemm/cublas/tf32' is unavailable here: "),
             std::string::npos)

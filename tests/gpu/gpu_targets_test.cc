@@ -1,6 +1,8 @@
 // The CUDA and cuBLAS targets on a GPU (ctest label gpu; each test skips, saying why, without one):
 // the CUDA reference kernels stay within their family's tolerance on every regime and replay from
 // their seed under device CESTAC; cuBLAS f32 passes while TF32 is a finding at f32 tolerance.
+#include "targets/gpu_targets.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,14 +13,13 @@
 #include "harness/core/cuda_probe.h"
 #include "stabfuzz/family.h"
 #include "targets/cublas/gemm_cublas.h"
-#include "targets/gpu_targets.h"
 
 namespace stabfuzz {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    std::string why;                                                  \
+#define SKIP_WITHOUT_GPU()                                               \
+  do {                                                                   \
+    std::string why;                                                     \
     if (cuda_device_count(&why) == 0) GTEST_SKIP() << "no GPU: " << why; \
   } while (0)
 

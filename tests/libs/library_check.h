@@ -78,10 +78,10 @@ inline void expect_accurate(const Family& f, const Target& t, DType d, int count
     const Verdict v = judge(f, in, y, o, nullptr);
     fired |= v.oracle_fired;
     if (!known.count(key) && !cpu_dependent.count(key))
-      EXPECT_FALSE(v.oracle_fired) << key << " input " << i << ": " << v.max_ulp
-                                   << " ulps at output " << v.worst << " (computed " << v.computed
-                                   << ", exact " << v.exact << ", cond " << v.cond << ", tol "
-                                   << v.tolerance_ulps << ")";
+      EXPECT_FALSE(v.oracle_fired)
+          << key << " input " << i << ": " << v.max_ulp << " ulps at output " << v.worst
+          << " (computed " << v.computed << ", exact " << v.exact << ", cond " << v.cond << ", tol "
+          << v.tolerance_ulps << ")";
   }
   if (known.count(key)) EXPECT_TRUE(fired) << key << ": a known library finding no longer fires";
 }

@@ -39,7 +39,8 @@ TEST(OnednnTargets, LayoutsAreExact) {
   expect_exact(*gemm, mm, {5, 11});
   const auto [bf, bn] = default_registry().find_target("batch_norm/onednn/batch_normalization");
   ASSERT_NE(bn, nullptr);
-  Input x;  // [2, 2]: channel 0 = {1, 3}, channel 1 = {5, 5}; eps 0 is refused, so y = +-1/sqrt(1 + eps)
+  Input x;  // [2, 2]: channel 0 = {1, 3}, channel 1 = {5, 5}; eps 0 is refused, so y = +-1/sqrt(1 +
+            // eps)
   x.args = {{{2, 2}, {1, 5, 3, 5}}};
   x.dtype = DType::f32;
   const auto y = bn->native(x);

@@ -1,12 +1,12 @@
 // Storage conversions of the library targets: every f16 and bf16 bit pattern round-trips exactly,
 // and decodes to the value stabfuzz's formats hold (oneDNN's bf16/f16 paths depend on them on CPUs
 // whose oneDNN builds those primitives, which this test does not need).
+#include "libs/storage.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
-
-#include "libs/storage.h"
 
 namespace stabfuzz::libs {
 namespace {

@@ -123,7 +123,8 @@ TEST(LinalgValidate, RejectsNonFiniteMisshapenAndUnknown) {
   EXPECT_FALSE(valid("adam", adam(DType::f64, {1.0}, {{"step", 1.5}})));
   EXPECT_FALSE(valid("adam", make(DType::f64, {row({1, 2}), row({1}), row({1}), row({1})})));
   // The new second moment must be finite in the compute type: g = 2^125 squares past f32 (a
-  // campaign found the reference returning p for it); 2^60 does not, nor 2^500 in f64 (2^1000 / 1000).
+  // campaign found the reference returning p for it); 2^60 does not, nor 2^500 in f64 (2^1000 /
+  // 1000).
   auto grad = [](DType d, double g) { return make(d, {row({0}), row({g}), row({0}), row({0})}); };
   EXPECT_FALSE(valid("adam", grad(DType::bf16, 0x1p125)));
   EXPECT_FALSE(valid("adam", grad(DType::f32, 0x1p70)));

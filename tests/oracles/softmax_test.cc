@@ -15,7 +15,9 @@ namespace {
 
 using gen::row_input;
 
-OracleResult run(DType d, std::vector<double> x) { return oracle::softmax(row_input(d, std::move(x))); }
+OracleResult run(DType d, std::vector<double> x) {
+  return oracle::softmax(row_input(d, std::move(x)));
+}
 
 // softmax in long double (64-bit significand on x86), for rows whose result is far from subnormal.
 std::vector<long double> softmax_ld(const std::vector<double>& x) {

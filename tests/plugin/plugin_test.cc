@@ -59,8 +59,10 @@ TEST_F(Plugin, ListShowsItsTargets) {
 // The stable template runs natively and under CESTAC in all four dtypes and stays clean.
 TEST_F(Plugin, TemplateTargetRunsUnderCestacAndTheOracle) {
   const std::string dir = testing::temp_dir("plugin_stable");
-  const auto o = run_stabfuzz(plugin() + " --target softmax --impl softmax/mylib/stable --runs 14 --seed 5 "
-                              "--quiet --out " + dir);
+  const auto o = run_stabfuzz(plugin() +
+                              " --target softmax --impl softmax/mylib/stable --runs 14 --seed 5 "
+                              "--quiet --out " +
+                              dir);
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   const json::Value s = json::parse(testing::slurp(dir + "/summary.json"));
   const auto& results = s.at("results").as_array();
@@ -69,7 +71,11 @@ TEST_F(Plugin, TemplateTargetRunsUnderCestacAndTheOracle) {
   // sees in stabfuzz (measured: min digits 0.0 f64, 6.2 f32, 0.0 f16, 1.6 vs 1.5 bf16 at seed 5:
   // outputs that underflow to 0 carry no digits).
   const std::string ref = testing::temp_dir("plugin_stable_ref");
-  ASSERT_EQ(run_stabfuzz("--target softmax --impl softmax/cpu/stable --runs 14 --seed 5 --quiet --out " + ref).code, 0);
+  ASSERT_EQ(
+      run_stabfuzz("--target softmax --impl softmax/cpu/stable --runs 14 --seed 5 --quiet --out " +
+                   ref)
+          .code,
+      0);
   const json::Value ref_summary = json::parse(testing::slurp(ref + "/summary.json"));
   const auto& ref_results = ref_summary.at("results").as_array();
   ASSERT_EQ(ref_results.size(), 4u);
@@ -91,8 +97,11 @@ TEST_F(Plugin, TemplateTargetRunsUnderCestacAndTheOracle) {
 // report as file:line of the plugin's source.
 TEST_F(Plugin, PlantedBugIsFoundWithSitesInThePluginSource) {
   const std::string dir = testing::temp_dir("plugin_fast");
-  const auto o = run_stabfuzz(plugin() + " --target softmax --impl softmax/mylib/fast --dtype f32 "
-                              "--runs 14 --seed 5 --max-findings 2 --shrink-evals 50 --quiet --out " + dir);
+  const auto o =
+      run_stabfuzz(plugin() +
+                   " --target softmax --impl softmax/mylib/fast --dtype f32 "
+                   "--runs 14 --seed 5 --max-findings 2 --shrink-evals 50 --quiet --out " +
+                   dir);
   ASSERT_EQ(o.code, 1) << o.out << o.err;
   const auto fs = findings(dir);
   ASSERT_FALSE(fs.empty());
@@ -110,8 +119,10 @@ TEST_F(Plugin, PlantedBugIsFoundWithSitesInThePluginSource) {
 // reproduces the crash.
 TEST_F(Plugin, CrashIsAFindingAndTheCampaignGoesOn) {
   const std::string dir = testing::temp_dir("plugin_crash");
-  const auto o = run_stabfuzz(plugin() + " --target softmax --impl softmax/mylib/scratch --runs 30 "
-                              "--seed 5 --max-findings 30 --quiet --out " + dir);
+  const auto o = run_stabfuzz(plugin() +
+                              " --target softmax --impl softmax/mylib/scratch --runs 30 "
+                              "--seed 5 --max-findings 30 --quiet --out " +
+                              dir);
   ASSERT_EQ(o.code, 1) << o.out << o.err;
   const json::Value s = json::parse(testing::slurp(dir + "/summary.json"));
   const auto& r = s.at("results").as_array().at(0);
@@ -128,7 +139,8 @@ TEST_F(Plugin, CrashIsAFindingAndTheCampaignGoesOn) {
   std::string replay = f.at("replay").as_string();
   ASSERT_EQ(replay.rfind("stabfuzz --plugin " + kPlugin + " --target softmax", 0), 0u) << replay;
   const std::string again = testing::temp_dir("plugin_crash_again");
-  const auto r2 = run_stabfuzz(replay.substr(std::string("stabfuzz ").size()) + " --quiet --out " + again);
+  const auto r2 =
+      run_stabfuzz(replay.substr(std::string("stabfuzz ").size()) + " --quiet --out " + again);
   EXPECT_EQ(r2.code, 1) << r2.err;
   const auto fs2 = findings(again);
   ASSERT_EQ(fs2.size(), 1u);
@@ -139,9 +151,11 @@ TEST_F(Plugin, CrashIsAFindingAndTheCampaignGoesOn) {
 
 TEST_F(Plugin, HangIsATimeoutFinding) {
   const std::string dir = testing::temp_dir("plugin_hang");
-  const auto o = run_stabfuzz(plugin() + " --target softmax --impl softmax/mylib/iterative --runs 14 "
-                              "--seed 5 --timeout-ms 300 --max-findings 14 --shrink-evals 20 --quiet --out " +
-                              dir);
+  const auto o =
+      run_stabfuzz(plugin() +
+                   " --target softmax --impl softmax/mylib/iterative --runs 14 "
+                   "--seed 5 --timeout-ms 300 --max-findings 14 --shrink-evals 20 --quiet --out " +
+                   dir);
   ASSERT_EQ(o.code, 1) << o.out << o.err;
   int timeouts = 0;
   for (const auto& f : findings(dir))
@@ -155,8 +169,10 @@ TEST_F(Plugin, HangIsATimeoutFinding) {
 // The whole family with the plugin: built-in and plugin targets side by side in one run.
 TEST_F(Plugin, WholeFamilyRunsWithThePlugin) {
   const std::string dir = testing::temp_dir("plugin_all");
-  const auto o = run_stabfuzz(plugin() + " --target softmax --runs 7 --seed 5 --timeout-ms 300 "
-                              "--max-findings 1 --shrink-evals 20 --quiet --out " + dir);
+  const auto o = run_stabfuzz(plugin() +
+                              " --target softmax --runs 7 --seed 5 --timeout-ms 300 "
+                              "--max-findings 1 --shrink-evals 20 --quiet --out " +
+                              dir);
   ASSERT_EQ(o.code, 1) << o.out << o.err;  // the planted bugs fail the run
   EXPECT_NE(o.out.find("softmax/cpu/stable"), std::string::npos);
   EXPECT_NE(o.out.find("softmax/mylib/stable"), std::string::npos);
@@ -174,7 +190,8 @@ TEST_F(Plugin, CorpusReplayOfAPluginTarget) {
                                       "expect: detected\ntensor 2\n0x1.8p+7 0x1p+0\n";
   {  // a row past the scratch buffer crashes the child: the crash is the detection
     std::ofstream crash(dir + "/crash.txt");
-    crash << "family: softmax\nimpl: softmax/mylib/scratch\ndtype: f64\nexpect: detected\ntensor 1100\n";
+    crash << "family: softmax\nimpl: softmax/mylib/scratch\ndtype: f64\nexpect: detected\ntensor "
+             "1100\n";
     for (int i = 0; i < 1100; ++i) crash << "0x1p-" << (i % 7) << "\n";
   }
   const auto o = run_stabfuzz("replay " + plugin() + " " + dir);

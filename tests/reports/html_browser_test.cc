@@ -34,11 +34,12 @@ std::string chromium() {
 std::string headless(const std::string& browser, const std::string& what, const std::string& url,
                      const std::string& scratch) {
   const std::string out = scratch + "/chromium.out";
-  const std::string cmd = "timeout 90 " + browser +
-                          " --headless --no-sandbox --disable-gpu --no-first-run "
-                          "--disable-background-networking --disable-dev-shm-usage --user-data-dir=" + scratch +
-                          "/profile --window-size=1400,2000 --hide-scrollbars " + what + " '" + url +
-                          "' > " + out + " 2> " + scratch + "/chromium.err";
+  const std::string cmd =
+      "timeout 90 " + browser +
+      " --headless --no-sandbox --disable-gpu --no-first-run "
+      "--disable-background-networking --disable-dev-shm-usage --user-data-dir=" +
+      scratch + "/profile --window-size=1400,2000 --hide-scrollbars " + what + " '" + url + "' > " +
+      out + " 2> " + scratch + "/chromium.err";
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << cmd << "\n" << slurp(scratch + "/chromium.err");
   return slurp(out);
@@ -48,7 +49,8 @@ class ReportRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(testing::temp_dir("run"));
-    result_ = new testing::Output(testing::run_stabfuzz("--target softmax --seed 1 --runs 60 --quiet --out " + *dir_));
+    result_ = new testing::Output(
+        testing::run_stabfuzz("--target softmax --seed 1 --runs 60 --quiet --out " + *dir_));
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -72,7 +74,8 @@ TEST_F(ReportRun, WritesTheThreeReportsNextToTheJson) {
   // The injected finding quotes the planted bug's stable rewrite.
   EXPECT_NE(md.find("**suggested fix**: ", injected), std::string::npos);
   EXPECT_NE(md.find("(planted bug's stable rewrite)", injected), std::string::npos);
-  EXPECT_NE(md.find("- replay: `stabfuzz --target softmax --impl softmax/injected/no_max_subtract", injected),
+  EXPECT_NE(md.find("- replay: `stabfuzz --target softmax --impl softmax/injected/no_max_subtract",
+                    injected),
             std::string::npos);
   // `report DIR` re-renders the same text from the JSON alone.
   std::ofstream(*dir_ + "/report.md", std::ios::trunc) << "stale\n";
@@ -84,12 +87,16 @@ TEST_F(ReportRun, WritesTheThreeReportsNextToTheJson) {
 TEST_F(ReportRun, ASecondRunIntoTheSameDirectoryKeepsTheFirst) {
   ASSERT_EQ(result_->code, 0);
   const std::string dir = testing::temp_dir("twice");
-  const std::string args = "--target softmax --impl softmax/injected/no_max_subtract --dtype f32 --seed 3 --runs 20 --quiet --out " + dir;
+  const std::string args =
+      "--target softmax --impl softmax/injected/no_max_subtract --dtype f32 --seed 3 --runs 20 "
+      "--quiet --out " +
+      dir;
   ASSERT_EQ(testing::run_stabfuzz(args).code, 0);
   const std::string first = slurp(dir + "/findings.jsonl");
   const auto second = testing::run_stabfuzz(args);
   EXPECT_EQ(second.code, 0);
-  EXPECT_NE(second.err.find("held an earlier run; moved its files to " + dir + "/previous-1"), std::string::npos)
+  EXPECT_NE(second.err.find("held an earlier run; moved its files to " + dir + "/previous-1"),
+            std::string::npos)
       << second.err;
   EXPECT_EQ(slurp(dir + "/previous-1/findings.jsonl"), first);
   EXPECT_EQ(slurp(dir + "/findings.jsonl"), first);  // same seed: the same findings, not twice
@@ -99,16 +106,18 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
   ASSERT_EQ(result_->code, 0);
   const std::string browser = chromium();
   if (browser.empty())
-    GTEST_SKIP() << "chromium is not installed (ci/bootstrap installs it: apt-get install chromium); "
-                    "report.html was not rendered in a browser";
+    GTEST_SKIP()
+        << "chromium is not installed (ci/bootstrap installs it: apt-get install chromium); "
+           "report.html was not rendered in a browser";
   const std::string scratch = testing::temp_dir("chromium");
   std::system(("mkdir -p " + scratch).c_str());
   const std::string html = slurp(*dir_ + "/report.html");
-  const size_t findings = count(html.substr(html.find("id=\"findings\"")), "<tr>") - 1;  // minus the header
+  const size_t findings =
+      count(html.substr(html.find("id=\"findings\"")), "<tr>") - 1;  // minus the header
   ASSERT_GT(findings, 0u);
   // Opened sorted by the findings table's first column (#), descending: the script ran and sorted.
-  const std::string dom =
-      headless(browser, "--dump-dom", "file://" + *dir_ + "/report.html#sort=findings:0:desc", scratch);
+  const std::string dom = headless(
+      browser, "--dump-dom", "file://" + *dir_ + "/report.html#sort=findings:0:desc", scratch);
   ASSERT_FALSE(dom.empty());
   EXPECT_EQ(count(dom, "data-sortable=\"ready\""), 2u);  // summary and findings tables
   EXPECT_GE(count(dom, "<svg class=\"plot\""), 2u);
@@ -116,7 +125,8 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
   EXPECT_EQ(count(dom, "class=\"pt\""), count(html, "class=\"pt\""));
   const size_t body = dom.find("<tbody>", dom.find("id=\"findings\""));
   ASSERT_NE(body, std::string::npos);
-  const std::string first_row = "<tbody><tr><td class=\"n\" data-v=\"" + std::to_string(findings) + "\"";
+  const std::string first_row =
+      "<tbody><tr><td class=\"n\" data-v=\"" + std::to_string(findings) + "\"";
   EXPECT_EQ(dom.compare(body, first_row.size(), first_row), 0) << dom.substr(body, 200);
   EXPECT_NE(dom.find("<th class=\"desc\">#</th>"), std::string::npos);
   // The screenshot: a PNG of the window's size, and far from blank.
@@ -141,7 +151,8 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
       {"id": "log1p/naive", "family": "log1p", "detected": false, "detector": ""}],
       "recall": 0.667, "recall_cestac": 0.667, "recall_oracle": 0.333, "false_positive_targets": []})";
   ASSERT_EQ(testing::run_stabfuzz("report " + inj).code, 0);
-  const std::string idom = headless(browser, "--dump-dom", "file://" + inj + "/report.html", scratch);
+  const std::string idom =
+      headless(browser, "--dump-dom", "file://" + inj + "/report.html", scratch);
   EXPECT_EQ(count(idom, "<svg class=\"plot matrix\""), 1u);
   EXPECT_EQ(count(idom, "class=\"cell on\""), 3u);
   EXPECT_EQ(count(idom, "class=\"cell off\""), 3u);

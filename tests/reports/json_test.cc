@@ -27,7 +27,9 @@ using json::Value;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-bool same_bits(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
 
 TEST(Json, NestedRoundtripKeepsStructureAndOrder) {
   Value v{Object{}};
@@ -80,8 +82,8 @@ TEST(Json, SetReplacesExistingKeys) {
 
 TEST(Json, ParsesUnicodeEscapesToUtf8) {
   EXPECT_EQ(json::parse(R"("\u0041")").as_string(), "A");
-  EXPECT_EQ(json::parse(R"("\u00e9")").as_string(), "\xc3\xa9");        // é
-  EXPECT_EQ(json::parse(R"("\u20AC")").as_string(), "\xe2\x82\xac");    // €
+  EXPECT_EQ(json::parse(R"("\u00e9")").as_string(), "\xc3\xa9");      // é
+  EXPECT_EQ(json::parse(R"("\u20AC")").as_string(), "\xe2\x82\xac");  // €
   EXPECT_EQ(json::parse(R"("a\u0000b")").as_string(), std::string("a\0b", 3));
   EXPECT_EQ(json::parse(R"("\/\b\f")").as_string(), "/\b\f");
   // Raw UTF-8 passes through both ways.
@@ -156,8 +158,8 @@ TEST(Json, RejectsTrailingGarbage) {
 }
 
 TEST(Json, RejectsBadEscapesAndRawControlCharacters) {
-  for (const char* text : {R"("\q")", R"("\x41")", R"("\U0041")", R"("\'")", "\"a\nb\"",
-                           "\"\x01\""}) {
+  for (const char* text :
+       {R"("\q")", R"("\x41")", R"("\U0041")", R"("\'")", "\"a\nb\"", "\"\x01\""}) {
     EXPECT_THROW(json::parse(text), ParseError) << "'" << text << "'";
   }
   EXPECT_THROW(json::parse("{1: 2}"), ParseError);  // keys are strings

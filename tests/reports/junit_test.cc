@@ -1,4 +1,5 @@
-// junit.xml parses as XML (expat) with one testcase per implementation x dtype and the expected failures.
+// junit.xml parses as XML (expat) with one testcase per implementation x dtype and the expected
+// failures.
 #include "reports/junit.h"
 
 #include <expat.h>
@@ -17,10 +18,10 @@ using testing::FixtureResult;
 struct Parsed {
   bool ok = false;
   std::string error;
-  std::map<std::string, int> elements;         // element name -> count
+  std::map<std::string, int> elements;  // element name -> count
   std::vector<std::map<std::string, std::string>> suites, cases;
   std::string root_tests, root_failures;
-  std::string text;                            // all character data
+  std::string text;  // all character data
 };
 
 Parsed parse_xml(const std::string& xml) {
@@ -84,7 +85,8 @@ TEST(Junit, OneTestcasePerImplementationAndDtype) {
   EXPECT_EQ(p.suites[1].at("name"), "var");
   EXPECT_EQ(p.suites[1].at("failures"), "0");
   EXPECT_EQ(p.cases[0].at("name"), "softmax/cpu/stable f32");
-  EXPECT_NE(p.text.find("replay: stabfuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 1 --case 4"),
+  EXPECT_NE(p.text.find("replay: stabfuzz --target softmax --impl softmax/cpu/stable --dtype f32 "
+                        "--seed 1 --case 4"),
             std::string::npos);
   EXPECT_NE(p.text.find("<odd> & \"quoted\" regime"), std::string::npos);  // round-trips
 }

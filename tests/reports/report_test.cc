@@ -1,5 +1,7 @@
 // Triage reports from a hand-written run: loading (corrupt lines skipped), catalog fixes,
 // report.md ordering and content, report.html self-containment, moving an earlier run aside.
+#include "reports/report.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include "reports/findings.h"
 #include "reports/html.h"
 #include "reports/markdown.h"
-#include "reports/report.h"
 #include "reports/run_data.h"
 #include "stabfuzz/errors.h"
 #include "tests/reports/run_fixture.h"
@@ -81,7 +82,8 @@ TEST(RunData, LoadsEveryFindingAndTheSummary) {
   EXPECT_DOUBLE_EQ(f.digits_lost(), 6.5);
   EXPECT_TRUE(std::isinf(run.findings[2].max_ulp));  // "inf" strings read back as numbers
   EXPECT_FALSE(run.findings[3].has_cestac);
-  EXPECT_EQ(run.impls(), (std::vector<std::string>{"softmax/cpu/stable", "softmax/injected/no_max_subtract"}));
+  EXPECT_EQ(run.impls(),
+            (std::vector<std::string>{"softmax/cpu/stable", "softmax/injected/no_max_subtract"}));
 }
 
 TEST(RunData, CorruptAndTruncatedLinesAreReportedAndSkipped) {
@@ -94,10 +96,13 @@ TEST(RunData, CorruptAndTruncatedLinesAreReportedAndSkipped) {
   const reports::RunData run = reports::load_run(dir);
   EXPECT_EQ(run.findings.size(), 4u);  // the four good lines survive
   ASSERT_EQ(run.problems.size(), 4u);
-  EXPECT_NE(run.problems[0].find("findings.jsonl:5: skipped"), std::string::npos) << run.problems[0];
-  EXPECT_NE(run.problems[1].find("findings.jsonl:6: skipped: missing key 'impl'"), std::string::npos)
+  EXPECT_NE(run.problems[0].find("findings.jsonl:5: skipped"), std::string::npos)
+      << run.problems[0];
+  EXPECT_NE(run.problems[1].find("findings.jsonl:6: skipped: missing key 'impl'"),
+            std::string::npos)
       << run.problems[1];
-  EXPECT_NE(run.problems[2].find("findings.jsonl:7: skipped: 'n' is not an integer"), std::string::npos)
+  EXPECT_NE(run.problems[2].find("findings.jsonl:7: skipped: 'n' is not an integer"),
+            std::string::npos)
       << run.problems[2];
   EXPECT_NE(run.problems[3].find("findings.jsonl:8:"), std::string::npos) << run.problems[3];
   // The reports still render, and name the skipped lines.
@@ -162,7 +167,8 @@ TEST(Markdown, WorstFirstWithReplayExactValuesSitesAndFix) {
   EXPECT_LT(c3, injected);
   // The non-finite-ULP planted finding (case 11) before the finite one (case 12).
   EXPECT_LT(md.find("case 11", injected), md.find("case 12", injected));
-  EXPECT_NE(md.find("replay: `stabfuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 1 --case 7`"),
+  EXPECT_NE(md.find("replay: `stabfuzz --target softmax --impl softmax/cpu/stable --dtype f32 "
+                    "--seed 1 --case 7`"),
             std::string::npos);
   EXPECT_NE(md.find("computed `0x1p-2` (0.25), exact `0x1p-1` (0.5)"), std::string::npos);
   EXPECT_NE(md.find("ULP error 4e+06"), std::string::npos);
@@ -170,10 +176,13 @@ TEST(Markdown, WorstFirstWithReplayExactValuesSitesAndFix) {
   EXPECT_NE(md.find("CESTAC digits 0, expected 6.5"), std::string::npos);
   EXPECT_NE(md.find("detectors fired: oracle, cestac"), std::string::npos);
   EXPECT_NE(md.find("| `targets/cpu/softmax.h:42` | overflow | 3 |"), std::string::npos);
-  EXPECT_NE(md.find("**suggested fix**: subtract the row max before exp (planted fix)"), std::string::npos);
-  EXPECT_NE(md.find("**suggested fix**: subtract the row max before exp: e^(xi-m)"), std::string::npos);
+  EXPECT_NE(md.find("**suggested fix**: subtract the row max before exp (planted fix)"),
+            std::string::npos);
+  EXPECT_NE(md.find("**suggested fix**: subtract the row max before exp: e^(xi-m)"),
+            std::string::npos);
   EXPECT_NE(md.find("shrunk from 64 in 5 steps"), std::string::npos);
-  EXPECT_NE(md.find("| softmax/injected/no_max_subtract | injected | f16 | 100 | 0 | 0 |"), std::string::npos);
+  EXPECT_NE(md.find("| softmax/injected/no_max_subtract | injected | f16 | 100 | 0 | 0 |"),
+            std::string::npos);
   EXPECT_NE(md.find("**NOT DETECTED** (planted)"), std::string::npos);
 }
 
@@ -204,7 +213,8 @@ TEST(Html, SelfContainedWithPlotsTablesAndDetectionMatrix) {
   EXPECT_EQ(count("class=\"cell on\""), 3u);
   EXPECT_EQ(count("class=\"cell off\""), 3u);
   EXPECT_NE(html.find("recall 0.667, CESTAC 0.667, oracle 0.333"), std::string::npos);
-  // The scatter points: 4 ULP points per implementation pair of plots (2 + 2) twice, 3 digits points twice.
+  // The scatter points: 4 ULP points per implementation pair of plots (2 + 2) twice, 3 digits
+  // points twice.
   EXPECT_EQ(count("class=\"pt\""), 2u * 4u + 2u * 3u);
 }
 

@@ -21,7 +21,7 @@ struct FixtureFinding {
   std::string regime = "near_overflow";
   double max_ulp = 100;
   double ratio = 25;
-  double digits = 3;  // < 0: no CESTAC fields (a black-box target)
+  double digits = 3;               // < 0: no CESTAC fields (a black-box target)
   std::vector<std::string> kinds;  // instability kinds
   std::vector<double> input = {1.0, 2.0};
   std::string fix;  // injected targets' suggested_fix
@@ -81,8 +81,9 @@ inline json::Value finding_json(const FixtureFinding& f) {
     j.set("fails_where", "x > 88 (f32)");
     j.set("suggested_fix", f.fix);
   }
-  j.set("replay", "stabfuzz --target softmax --impl " + f.impl + " --dtype " + f.dtype + " --seed " +
-                      std::to_string(f.seed) + " --case " + std::to_string(f.case_index));
+  j.set("replay", "stabfuzz --target softmax --impl " + f.impl + " --dtype " + f.dtype +
+                      " --seed " + std::to_string(f.seed) + " --case " +
+                      std::to_string(f.case_index));
   return j;
 }
 
@@ -93,8 +94,8 @@ struct FixtureResult {
 
 // Writes DIR/summary.json and DIR/findings.jsonl (plus `extra_lines` appended verbatim).
 inline std::string write_run(const std::string& dir, const std::vector<FixtureResult>& results,
-                             const std::vector<FixtureFinding>& findings, const std::string& extra_lines = "",
-                             uint64_t seed = 1) {
+                             const std::vector<FixtureFinding>& findings,
+                             const std::string& extra_lines = "", uint64_t seed = 1) {
   std::system(("mkdir -p '" + dir + "'").c_str());
   json::Value s;
   s.set("target", "softmax");

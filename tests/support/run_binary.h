@@ -26,8 +26,9 @@ inline std::string slurp(const std::string& path) {
 // `args` is appended to the binary path as shell words.
 inline Output run_stabfuzz(const std::string& args, const std::string& cwd = "") {
   const std::string base = "/tmp/stabfuzz_test_" + std::to_string(::getpid());
-  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + std::string(STABFUZZ_BINARY) +
-                          " " + args + " > " + base + ".out 2> " + base + ".err";
+  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") +
+                          std::string(STABFUZZ_BINARY) + " " + args + " > " + base + ".out 2> " +
+                          base + ".err";
   const int status = std::system(cmd.c_str());
   Output o;
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -31,17 +31,17 @@ namespace stabfuzz::cestac {
 
 // CADNA's taxonomy plus what deep-learning operators need.
 enum class Kind : uint8_t {
-  cancellation,            // at least `cancel_digits` exact digits lost in one + or -
-  unstable_multiplication, // both factors are computational zeros, not both exact zeros
-  unstable_division,       // the divisor is a computational zero
-  unstable_power,          // pow with a computational-zero base or exponent
-  unstable_function,       // log/sqrt/... of a computational zero
-  unstable_intrinsic,      // abs/floor/cast of a value whose samples disagree in sign or integer part
-  unstable_branching,      // a comparison decided by rounding noise
-  nonfinite_divergence,    // samples disagree on NaN/Inf
-  overflow,                // finite operands, an infinite result (where a NaN/Inf was born)
-  invalid_operation,       // non-NaN operands, a NaN result (inf/inf, inf - inf, 0/0, log(-1))
-  underflow,               // f16/bf16: a nonzero result rounded to zero in some sample
+  cancellation,             // at least `cancel_digits` exact digits lost in one + or -
+  unstable_multiplication,  // both factors are computational zeros, not both exact zeros
+  unstable_division,        // the divisor is a computational zero
+  unstable_power,           // pow with a computational-zero base or exponent
+  unstable_function,        // log/sqrt/... of a computational zero
+  unstable_intrinsic,    // abs/floor/cast of a value whose samples disagree in sign or integer part
+  unstable_branching,    // a comparison decided by rounding noise
+  nonfinite_divergence,  // samples disagree on NaN/Inf
+  overflow,              // finite operands, an infinite result (where a NaN/Inf was born)
+  invalid_operation,     // non-NaN operands, a NaN result (inf/inf, inf - inf, 0/0, log(-1))
+  underflow,             // f16/bf16: a nonzero result rounded to zero in some sample
   kCount
 };
 inline constexpr int kKindCount = static_cast<int>(Kind::kCount);
@@ -50,8 +50,9 @@ std::string_view kind_name(Kind k);
 inline constexpr int kDefaultCancelDigits = 4;
 
 struct Config {
-  int cancel_digits = kDefaultCancelDigits;  // k: a +/- that loses at least this many digits is a cancellation
-  bool detect = true;     // instability detection on (off only to measure its cost)
+  int cancel_digits =
+      kDefaultCancelDigits;  // k: a +/- that loses at least this many digits is a cancellation
+  bool detect = true;        // instability detection on (off only to measure its cost)
 };
 
 // Counter-based generator: bits = mix64(key + c * counter++), keyed by stream_key(seed, stream);
@@ -80,8 +81,8 @@ struct Log {
 struct HotState {
   uint64_t key = 0x5eed;
   uint64_t counter = 0;
-  uint64_t word = 1;  // unused random bits below a sentinel 1 bit (1: none left)
-  int cancel_bits = 14;    // exponent drop (bits) that sends a +/- to the cancellation check
+  uint64_t word = 1;     // unused random bits below a sentinel 1 bit (1: none left)
+  int cancel_bits = 14;  // exponent drop (bits) that sends a +/- to the cancellation check
   int cancel_digits = kDefaultCancelDigits;
   bool detect = true;
   // A +/- goes to the cancellation check when |result| < cancel_ratio max(|a|, |b|):
@@ -161,7 +162,8 @@ inline void refill_pattern_word(HotState& ts) {
 // take_pattern_index for operations without a slow path: refills inline.
 __attribute__((always_inline)) inline uint32_t take_pattern_index_refill(HotState& ts) {
   const uint32_t i = take_pattern_index(ts);
-  if (pattern_word_low(ts)) [[unlikely]] refill_pattern_word(ts);
+  if (pattern_word_low(ts)) [[unlikely]]
+    refill_pattern_word(ts);
   return i;
 }
 

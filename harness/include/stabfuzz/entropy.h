@@ -16,7 +16,7 @@ class Entropy {
   uint64_t below(uint64_t n);             // [0, n), n > 0
   int64_t range(int64_t lo, int64_t hi);  // [lo, hi]
   bool chance(double p);
-  double normal();                        // N(0, 1)
+  double normal();                           // N(0, 1)
   double log_uniform(double lo, double hi);  // 0 < lo < hi: uniform in log scale
 };
 

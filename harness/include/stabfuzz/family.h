@@ -37,7 +37,7 @@ struct Input {
 // The oracle's answer: the exact result correctly rounded to the output dtype, and per output the
 // relative condition number of the problem at this input.
 struct OracleResult {
-  bool decidable = true;    // false: mpfr_can_round failed up to the precision cap
+  bool decidable = true;  // false: mpfr_can_round failed up to the precision cap
   std::vector<double> exact;
   std::vector<double> cond;
   long precision_bits = 0;  // working precision that decided the rounding
@@ -51,9 +51,9 @@ struct CestacRequest {
 
 // What a CESTAC run of a source-level target returns.
 struct CestacOutput {
-  std::vector<double> mean;      // per output, mean of the samples
-  std::vector<double> digits;    // per output, exact significant digits
-  std::vector<uint8_t> noisy;    // per output, 1 when the samples disagree
+  std::vector<double> mean;    // per output, mean of the samples
+  std::vector<double> digits;  // per output, exact significant digits
+  std::vector<uint8_t> noisy;  // per output, 1 when the samples disagree
   cestac::Log log;
 };
 

@@ -21,9 +21,7 @@ struct Format {
   int emax;
   constexpr double min_normal() const { return std::ldexp(1.0, emin); }
   constexpr double quantum_min() const { return std::ldexp(1.0, emin - p + 1); }  // denorm_min
-  constexpr double max_finite() const {
-    return std::ldexp(2.0 - std::ldexp(1.0, 1 - p), emax);
-  }
+  constexpr double max_finite() const { return std::ldexp(2.0 - std::ldexp(1.0, 1 - p), emax); }
 };
 inline constexpr Format kF16{11, -14, 15};
 inline constexpr Format kBF16{8, -126, 127};
@@ -42,7 +40,8 @@ inline double format_quantum(const Format& f, double v) {
 inline double round_half_even(double t) {
   const double fl = std::floor(t);
   const double frac = t - fl;
-  const double r = frac > 0.5 ? fl + 1 : (frac < 0.5 ? fl : (std::fmod(fl, 2.0) == 0 ? fl : fl + 1));
+  const double r =
+      frac > 0.5 ? fl + 1 : (frac < 0.5 ? fl : (std::fmod(fl, 2.0) == 0 ? fl : fl + 1));
   return std::copysign(r, t);
 }
 
@@ -92,16 +91,17 @@ class LowFloat {
 
   LowFloat() = default;
   LowFloat(double v) : v_(static_cast<float>(round_to_format(F, v))) {}  // NOLINT: like a float
-  template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, double>, int> = 0>
+  template <class U,
+            std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, double>, int> = 0>
   LowFloat(U v) : LowFloat(static_cast<double>(v)) {}  // NOLINT
   explicit operator double() const { return v_; }
   explicit operator float() const { return v_; }
   double value() const { return v_; }
 
-#define SF_LOWP_BINARY(op)                                                       \
-  friend LowFloat operator op(LowFloat a, LowFloat b) {                          \
-    return LowFloat(static_cast<double>(a.v_) op static_cast<double>(b.v_));     \
-  }                                                                              \
+#define SF_LOWP_BINARY(op)                                                   \
+  friend LowFloat operator op(LowFloat a, LowFloat b) {                      \
+    return LowFloat(static_cast<double>(a.v_) op static_cast<double>(b.v_)); \
+  }                                                                          \
   LowFloat& operator op##=(LowFloat b) { return *this = *this op b; }
   SF_LOWP_BINARY(+)
   SF_LOWP_BINARY(-)

@@ -22,7 +22,9 @@ struct OpArgs {
   std::vector<std::vector<T>> x;
   const Input* input = nullptr;
   const std::vector<int64_t>& shape(size_t k) const { return input->args.at(k).shape; }
-  double param(std::string_view name, double fallback) const { return input->param(name, fallback); }
+  double param(std::string_view name, double fallback) const {
+    return input->param(name, fallback);
+  }
 };
 
 namespace detail {
@@ -83,10 +85,14 @@ CestacOutput run_cestac(const Input& in, const CestacRequest& req) {
 template <class F>
 decltype(auto) with_scalar(DType d, F&& f) {
   switch (d) {
-    case DType::f64: return f.template operator()<double>();
-    case DType::f32: return f.template operator()<float>();
-    case DType::f16: return f.template operator()<Half>();
-    case DType::bf16: return f.template operator()<BFloat16>();
+    case DType::f64:
+      return f.template operator()<double>();
+    case DType::f32:
+      return f.template operator()<float>();
+    case DType::f16:
+      return f.template operator()<Half>();
+    case DType::bf16:
+      return f.template operator()<BFloat16>();
   }
   return f.template operator()<double>();
 }

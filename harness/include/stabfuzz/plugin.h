@@ -101,7 +101,9 @@ Args<T> make_args(const stabfuzz_input* in) {
 }
 
 template <class Op, class T>
-concept RowOp = requires(const T* x, T* y, size_t n) { Op::template run<T>(x, y, n); };
+concept RowOp = requires(const T* x, T* y, size_t n) {
+  Op::template run<T>(x, y, n);
+};
 
 // Runs an operator of either form on one call's inputs.
 template <class Op, class T>
@@ -171,9 +173,8 @@ void emit_outputs(const std::vector<T>& y, const stabfuzz_sink* sink) {
 template <class Op>
 int native(const stabfuzz_input* in, const stabfuzz_sink* sink) {
   return guarded(sink, [&] {
-    with_scalar<dtypes_of<Op>()>(in->dtype, [&]<class T>() {
-      emit_outputs(call<Op, T>(make_args<T>(in)), sink);
-    });
+    with_scalar<dtypes_of<Op>()>(
+        in->dtype, [&]<class T>() { emit_outputs(call<Op, T>(make_args<T>(in)), sink); });
   });
 }
 
@@ -220,8 +221,9 @@ template <class Op>
 stabfuzz_target template_target(const char* family, const char* variant) {
   static_assert(dtypes_of<Op>() != 0 && (dtypes_of<Op>() & ~STABFUZZ_ALL_DTYPES) == 0,
                 "dtypes: a nonempty mask of STABFUZZ_DTYPE_BIT(STABFUZZ_F64 ... STABFUZZ_BF16)");
-  return {family,     variant,     description_of<Op>(), dtypes_of<Op>(),
-          RowOp<Op, double> ? 1 : -1, &native<Op>, &cestac<Op>};
+  return {
+      family,      variant,    description_of<Op>(), dtypes_of<Op>(), RowOp<Op, double> ? 1 : -1,
+      &native<Op>, &cestac<Op>};
 }
 
 // ---- black-box functions ------------------------------------------------------------------------
@@ -278,7 +280,8 @@ int blackbox_native(const stabfuzz_input* in, const stabfuzz_sink* sink) {
 template <auto... Fns>
 stabfuzz_target blackbox_target(const char* family, const char* variant, const char* description) {
   static_assert(sizeof...(Fns) > 0, "name at least one function");
-  constexpr uint32_t mask = (STABFUZZ_DTYPE_BIT(dtype_code<typename BlackBox<decltype(Fns)>::Scalar>()) | ...);
+  constexpr uint32_t mask =
+      (STABFUZZ_DTYPE_BIT(dtype_code<typename BlackBox<decltype(Fns)>::Scalar>()) | ...);
   constexpr bool row = (BlackBox<decltype(Fns)>::kRow || ...);
   return {family, variant, description, mask, row ? 1 : -1, &blackbox_native<Fns...>, nullptr};
 }
@@ -290,13 +293,13 @@ stabfuzz_target blackbox_target(const char* family, const char* variant, const c
 #define STABFUZZ_PLUGIN_CAT_(a, b) STABFUZZ_PLUGIN_CAT2_(a, b)
 
 // Registers Op (a struct with a `run` template, see above) as target FAMILY/VARIANT.
-#define STABFUZZ_PLUGIN_TARGET(family, variant, Op)                                          \
+#define STABFUZZ_PLUGIN_TARGET(family, variant, Op)                                               \
   [[maybe_unused]] static const bool STABFUZZ_PLUGIN_CAT_(stabfuzz_plugin_target_, __COUNTER__) = \
-      ::stabfuzz::plugin::detail::add(                                                       \
+      ::stabfuzz::plugin::detail::add(                                                            \
           ::stabfuzz::plugin::detail::template_target<Op>(#family, variant))
 
 // Registers plain float/double functions, one per dtype, as the black-box target FAMILY/VARIANT.
-#define STABFUZZ_PLUGIN_BLACKBOX(family, variant, ...)                                       \
+#define STABFUZZ_PLUGIN_BLACKBOX(family, variant, ...)                                            \
   [[maybe_unused]] static const bool STABFUZZ_PLUGIN_CAT_(stabfuzz_plugin_target_, __COUNTER__) = \
-      ::stabfuzz::plugin::detail::add(::stabfuzz::plugin::detail::blackbox_target<__VA_ARGS__>( \
+      ::stabfuzz::plugin::detail::add(::stabfuzz::plugin::detail::blackbox_target<__VA_ARGS__>(   \
           #family, variant, "black box: " #__VA_ARGS__))

@@ -59,7 +59,9 @@ class Stoch {
   // Exact significant digits of the mean, estimated from every computed sample (the vector's
   // fourth lane for N = 3 is a real, independently rounded sample: it costs nothing and sharpens
   // the estimate). See detail::digit_scale for the estimator.
-  double digits() const { return detail::digits<kLanes>(s, kPrecision, detail::digit_scale(kLanes)); }
+  double digits() const {
+    return detail::digits<kLanes>(s, kPrecision, detail::digit_scale(kLanes));
+  }
   bool computational_zero() const {
     return detail::all_equal<N>(s) ? s[0] == 0 : detail::computational_zero<N>(s);
   }
@@ -72,7 +74,8 @@ class Stoch {
     Stoch r;
     if constexpr (kLow) {
       for (int i = 0; i < kLanes; ++i)
-        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]), (bits >> i) & 1u);
+        r.s[i] = detail::random_round_format<T::kFormat>(double(a.s[i]) + double(b.s[i]),
+                                                         (bits >> i) & 1u);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
       const auto m = S4::template pattern_lanes<kBalanced>(pattern);
@@ -141,8 +144,10 @@ class Stoch {
             [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     }
     if (ts.detect) {
-      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
-      if (a.zero_fast() && b.zero_fast() && !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
+      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is
+      // exact.
+      if (a.zero_fast() && b.zero_fast() &&
+          !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
         detail::record_here(Kind::unstable_multiplication);
       if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
     }
@@ -202,7 +207,8 @@ class Stoch {
     Stoch r;
     if constexpr (kLow) {
       for (int i = 0; i < kLanes; ++i)
-        r.s[i] = detail::random_round_format<T::kFormat>(std::sqrt(double(a.s[i])), (bits >> i) & 1u);
+        r.s[i] =
+            detail::random_round_format<T::kFormat>(std::sqrt(double(a.s[i])), (bits >> i) & 1u);
     } else if constexpr (kSimd) {
       // RU(sqrt a); the lanes rounding down step to the predecessor when the root is inexact
       // (a - q^2 < 0; its sign is exact in any rounding mode).
@@ -226,24 +232,24 @@ class Stoch {
   }
 
 #define SF_STOCH_ELEMENTARY(fn, zero_is_unstable) SF_STOCH_LIBM(fn, fn, zero_is_unstable)
-#define SF_STOCH_LIBM(name, fn, zero_is_unstable)                                        \
-  friend SF_ALWAYS_INLINE Stoch name(const Stoch& a) {                                    \
-    auto& ts = hot_state();                                                               \
-    const uint32_t bits = random_bits(ts, 2 * kLanes);                                    \
-    Stoch r;                                                                              \
-    NearestScope nearest; /* libm runs in round to nearest */                             \
-    if (detail::all_equal<kLanes>(a.s)) { /* exact argument: evaluate once */               \
-      const Wide w = std::fn(widen(a.s[0]));                                              \
-      for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);    \
-    } else {                                                                              \
-      for (int i = 0; i < kLanes; ++i)                                                    \
-        r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> (2 * i)) & 3u);              \
-    }                                                                                     \
-    if (ts.detect) {                                                                      \
+#define SF_STOCH_LIBM(name, fn, zero_is_unstable)                                             \
+  friend SF_ALWAYS_INLINE Stoch name(const Stoch& a) {                                        \
+    auto& ts = hot_state();                                                                   \
+    const uint32_t bits = random_bits(ts, 2 * kLanes);                                        \
+    Stoch r;                                                                                  \
+    NearestScope nearest;                 /* libm runs in round to nearest */                 \
+    if (detail::all_equal<kLanes>(a.s)) { /* exact argument: evaluate once */                 \
+      const Wide w = std::fn(widen(a.s[0]));                                                  \
+      for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);        \
+    } else {                                                                                  \
+      for (int i = 0; i < kLanes; ++i)                                                        \
+        r.s[i] = round_wide(std::fn(widen(a.s[i])), (bits >> (2 * i)) & 3u);                  \
+    }                                                                                         \
+    if (ts.detect) {                                                                          \
       if ((zero_is_unstable) && a.noisy_zero()) detail::record_here(Kind::unstable_function); \
-      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);                    \
-    }                                                                                     \
-    return r;                                                                             \
+      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);                  \
+    }                                                                                         \
+    return r;                                                                                 \
   }
   // Elementary functions of float, f16 and bf16 samples are evaluated in double, whose result
   // decides the exact value's side; for double samples, libm's result is perturbed at random
@@ -266,8 +272,8 @@ class Stoch {
         x = _mm256_cvtps_pd(_mm_loadu_ps(a.s));
       }
       const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
-      const int in_range = _mm256_movemask_pd(
-          _mm256_cmp_pd(ax, _mm256_set1_pd(detail::kVexpLimit), _CMP_LE_OQ));
+      const int in_range =
+          _mm256_movemask_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(detail::kVexpLimit), _CMP_LE_OQ));
       if (in_range == 0xF) [[likely]] {  // exact arguments too: one pass beats one libm call
         auto& ts = hot_state();
         Stoch r;
@@ -275,8 +281,10 @@ class Stoch {
         if constexpr (std::is_same_v<T, double>) {
           using S4 = detail::Simd4<double>;
           const auto m = S4::template pattern_lanes<kBalanced>(take_pattern_index_refill(ts));
-          const auto sum = S4::flip(S4::flip((typename S4::V)p.hi, m) + S4::flip((typename S4::V)p.t, m), m);
-          S4::store(r.s, S4::flip(S4::flip(sum, m) * (typename S4::V)p.scale, m));  // exact but below 2^-1022
+          const auto sum =
+              S4::flip(S4::flip((typename S4::V)p.hi, m) + S4::flip((typename S4::V)p.t, m), m);
+          S4::store(r.s, S4::flip(S4::flip(sum, m) * (typename S4::V)p.scale,
+                                  m));  // exact but below 2^-1022
         } else {
           const uint32_t bits = rounding_bits(ts);
           alignas(32) double w[4];
@@ -336,13 +344,13 @@ class Stoch {
   }
   friend SF_ALWAYS_INLINE Stoch abs(const Stoch& a) { return fabs(a); }
 
-#define SF_STOCH_INTEGRAL(fn)                                                       \
-  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                \
-    Stoch r;                                                                        \
-    for (int i = 0; i < kLanes; ++i) r.s[i] = std::fn(a.s[i]);                           \
-    if (hot.detect && !detail::all_equal<N>(r.s) && detail::all_finite<N>(r.s))           \
-      detail::record_here(Kind::unstable_intrinsic);                                \
-    return r;                                                                       \
+#define SF_STOCH_INTEGRAL(fn)                                                   \
+  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                            \
+    Stoch r;                                                                    \
+    for (int i = 0; i < kLanes; ++i) r.s[i] = std::fn(a.s[i]);                  \
+    if (hot.detect && !detail::all_equal<N>(r.s) && detail::all_finite<N>(r.s)) \
+      detail::record_here(Kind::unstable_intrinsic);                            \
+    return r;                                                                   \
   }
   SF_STOCH_INTEGRAL(floor)
   SF_STOCH_INTEGRAL(ceil)
@@ -409,8 +417,12 @@ class Stoch {
   friend SF_ALWAYS_INLINE bool operator!=(const Stoch& a, const Stoch& b) {
     return compare(a, b) != 0;
   }
-  friend SF_ALWAYS_INLINE Stoch max(const Stoch& a, const Stoch& b) { return compare(a, b) < 0 ? b : a; }
-  friend SF_ALWAYS_INLINE Stoch min(const Stoch& a, const Stoch& b) { return compare(b, a) < 0 ? b : a; }
+  friend SF_ALWAYS_INLINE Stoch max(const Stoch& a, const Stoch& b) {
+    return compare(a, b) < 0 ? b : a;
+  }
+  friend SF_ALWAYS_INLINE Stoch min(const Stoch& a, const Stoch& b) {
+    return compare(b, a) < 0 ? b : a;
+  }
   friend SF_ALWAYS_INLINE Stoch fmax(const Stoch& a, const Stoch& b) { return max(a, b); }
   friend SF_ALWAYS_INLINE Stoch fmin(const Stoch& a, const Stoch& b) { return min(a, b); }
   friend SF_ALWAYS_INLINE bool isfinite(const Stoch& a) { return std::isfinite(a.s[0]); }
@@ -442,7 +454,7 @@ class Stoch {
     } else if constexpr (std::is_same_v<T, double> && std::is_integral_v<U>) {
       if (sizeof(U) < 8 || std::fabs(static_cast<long double>(v)) <= 0x1p53L)
         return static_cast<double>(v);  // exact
-      NearestScope nearest;  // a 64-bit integer beyond 2^53
+      NearestScope nearest;             // a 64-bit integer beyond 2^53
       return static_cast<double>(v);
     } else {
       return static_cast<T>(v);  // exact (float to double), or rounded by LowFloat itself
@@ -470,7 +482,8 @@ class Stoch {
   }
   // A computational zero whose samples disagree: noise, not an exact zero.
   SF_ALWAYS_INLINE bool noisy_zero() const {
-    return !detail::clearly_nonzero<N>(s) && !detail::all_equal<N>(s) && detail::computational_zero<N>(s);
+    return !detail::clearly_nonzero<N>(s) && !detail::all_equal<N>(s) &&
+           detail::computational_zero<N>(s);
   }
 
   static SF_ALWAYS_INLINE void check_add_fast(const Stoch& a, const Stoch& b, const Stoch& r,
@@ -497,7 +510,8 @@ class Stoch {
       using S4 = detail::Simd4<T>;
       const auto d = S4::load(a.s) - S4::load(b.s);  // the signs are exact in any rounding mode
       // Every sample of the difference near the first, which is nonzero: the sign is certain.
-      if (S4::clearly_nonzero(d)) [[likely]] return d[0] < 0 ? -1 : 1;
+      if (S4::clearly_nonzero(d)) [[likely]]
+        return d[0] < 0 ? -1 : 1;
       return compare_slow(S4::load(a.s), S4::load(b.s));
     } else {
       return compare_slow(a, b);
@@ -558,8 +572,10 @@ class Stoch {
           [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     if (hot.detect) {
       NearestScope nearest;
-      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is exact.
-      if (a.zero_fast() && b.zero_fast() && !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
+      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is
+      // exact.
+      if (a.zero_fast() && b.zero_fast() &&
+          !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
         record_at(Kind::unstable_multiplication, site);
       if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
     }

@@ -2,13 +2,13 @@
 // kernels and the noinline slow paths that record instabilities. Included by stabfuzz/stoch.h.
 #pragma once
 
+#include <immintrin.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-
-#include <immintrin.h>
 
 #include "stabfuzz/cestac.h"
 #include "stabfuzz/gpu/cestac_core.h"
@@ -36,8 +36,8 @@ constexpr int kMantBits = std::numeric_limits<T>::digits - 1;
 // Biased exponent field of |x| (0 for zero and subnormals).
 template <class T>
 SF_ALWAYS_INLINE int exponent_field(T x) {
-  return static_cast<int>((std::bit_cast<Bits<T>>(x) >> kMantBits<T>)&(
-      std::is_same_v<T, double> ? 0x7ff : 0xff));
+  return static_cast<int>(
+      (std::bit_cast<Bits<T>>(x) >> kMantBits<T>)&(std::is_same_v<T, double> ? 0x7ff : 0xff));
 }
 
 // r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf:
@@ -50,10 +50,11 @@ SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
   constexpr B kSign = B{1} << (sizeof(B) * 8 - 1);
   const B rb = std::bit_cast<B>(r), eb = std::bit_cast<B>(e);
   // Infinite r never moves: every sample of an overflow agrees on inf, as in round to nearest.
-  const bool move = (up ? (e > 0) : (e < 0)) & ((rb & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity()));
-  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);   // away from zero: +1 ulp
-  B stepped = rb + same_sign + same_sign - 1;                       // else -1 ulp
-  stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;                // 0: smallest subnormal
+  const bool move = (up ? (e > 0) : (e < 0)) &
+                    ((rb & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity()));
+  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);  // away from zero: +1 ulp
+  B stepped = rb + same_sign + same_sign - 1;                    // else -1 ulp
+  stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;             // 0: smallest subnormal
   // Nor does a finite r step to inf: rounding up past the largest finite value would make one
   // sample overflow where round to nearest does not (softplus(DBL_MAX) is DBL_MAX, not inf).
   const bool stays_finite =
@@ -209,8 +210,9 @@ SF_ALWAYS_INLINE double accuracy_ratio_sq(const T* s, int precision) {
   if (!(m <= std::numeric_limits<double>::max())) return 1.0;
   const auto e = static_cast<int>(std::bit_cast<uint64_t>(m) >> 52);  // biased exponent of m
   // 2^(1023 - e), exact; subnormal m (e = 0) and e = 2046 fall outside the bit construction.
-  const double scale = e >= 1 && e <= 2045 ? std::bit_cast<double>(static_cast<uint64_t>(2046 - e) << 52)
-                                           : std::ldexp(1.0, -std::ilogb(m));
+  const double scale = e >= 1 && e <= 2045
+                           ? std::bit_cast<double>(static_cast<uint64_t>(2046 - e) << 52)
+                           : std::ldexp(1.0, -std::ilogb(m));
   const double ref = static_cast<double>(s[0]) * scale;
   double md = 0;
   for (int i = 0; i < N; ++i) md += static_cast<double>(s[i]) * scale - ref;
@@ -283,8 +285,9 @@ SF_SLOW_PATH void settle_overflow(T* r, Op op, Finite finite_operands) {
   for (int i = 0; i < L; ++i) {
     if (!(std::fabs(r[i]) >= std::numeric_limits<T>::max()) || !finite_operands(i)) continue;
     const T n = op(i);  // rounded down, an overflow is the largest finite value: look at RN
-    r[i] = std::isinf(n) ? n
-                         : (std::isinf(r[i]) ? std::copysign(std::numeric_limits<T>::max(), r[i]) : r[i]);
+    r[i] = std::isinf(n)
+               ? n
+               : (std::isinf(r[i]) ? std::copysign(std::numeric_limits<T>::max(), r[i]) : r[i]);
   }
 }
 
@@ -438,7 +441,8 @@ SF_ALWAYS_INLINE Vexp4Parts vexp4_parts(__m256d x) {
   const __m256d log2e = _mm256_set1_pd(1.4426950408889634);
   const __m256d ln2_hi = _mm256_set1_pd(6.93147180369123816490e-01);  // 32 significant bits
   const __m256d ln2_lo = _mm256_set1_pd(1.90821492927058770002e-10);
-  const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256d k =
+      _mm256_round_pd(_mm256_mul_pd(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256d r = _mm256_fnmadd_pd(k, ln2_hi, x);  // exact: k ln2_hi has at most 42 bits
   r = _mm256_fnmadd_pd(k, ln2_lo, r);
   const auto c = [](double v) { return _mm256_set1_pd(v); };
@@ -458,8 +462,8 @@ SF_ALWAYS_INLINE Vexp4Parts vexp4_parts(__m256d x) {
   const __m256d lo = _mm256_add_pd(_mm256_sub_pd(c(1.0), hi), r);
   // 2^k: k + 1.5 * 2^52 holds k in its low mantissa bits; add the bias and shift into place.
   const __m256d magic = _mm256_set1_pd(0x1.8p52);
-  const __m256i ki = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(k, magic)),
-                                      _mm256_castpd_si256(magic));
+  const __m256i ki =
+      _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(k, magic)), _mm256_castpd_si256(magic));
   const __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(1023)), 52);
   return {hi, _mm256_fmadd_pd(r2, poly, lo), _mm256_castsi256_pd(bits)};
 }
@@ -502,20 +506,23 @@ SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
 // overflow, no exponent drop that may be a cancellation, no operand that may be a computational
 // zero; with detection off the cancellation ratio is 0 and only overflow is tested).
 template <class T>
-SF_ALWAYS_INLINE bool add_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb, typename Simd4<T>::V vr,
-                                  const HotState& ts) {
+SF_ALWAYS_INLINE bool add_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
+                                  typename Simd4<T>::V vr, const HotState& ts) {
   using S4 = Simd4<T>;
   const T ratio = static_cast<T>(ts.cancel_ratio);
-  return S4::all(S4::below_overflow(vr) & (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio));
+  return S4::all(S4::below_overflow(vr) &
+                 (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio));
 }
 template <class T>
-SF_ALWAYS_INLINE bool mul_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb, typename Simd4<T>::V vr,
-                                  const HotState& ts) {
+SF_ALWAYS_INLINE bool mul_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
+                                  typename Simd4<T>::V vr, const HotState& ts) {
   using S4 = Simd4<T>;
-  return S4::all(S4::below_overflow(vr)) && !(ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb));
+  return S4::all(S4::below_overflow(vr)) &&
+         !(ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb));
 }
 template <class T>
-SF_ALWAYS_INLINE bool div_fast_ok(typename Simd4<T>::V vb, typename Simd4<T>::V vr, const HotState& ts) {
+SF_ALWAYS_INLINE bool div_fast_ok(typename Simd4<T>::V vb, typename Simd4<T>::V vr,
+                                  const HotState& ts) {
   using S4 = Simd4<T>;
   return S4::all(S4::below_overflow(vr)) && !(ts.detect && !S4::clearly_nonzero(vb));
 }

@@ -18,7 +18,8 @@
 
 namespace stabfuzz::cestac {
 
-// ---- RNG: counter-based, keyed, so a run (or a launch) replays bit for bit from its seed ---------
+// ---- RNG: counter-based, keyed, so a run (or a launch) replays bit for bit from its seed
+// ---------
 
 // SplitMix64's finalizer: a bijection with full avalanche, enough to drive rounding choices.
 SF_HD constexpr uint64_t mix64(uint64_t z) {
@@ -72,9 +73,10 @@ SF_HD constexpr double digit_scale(int n) {
   // variance's correction applied before squaring, unchanged: `stabfuzz calibrate` (2400 cases)
   // agrees within one digit in 95.8/95.8/96.8/96.6/95.5% at seeds 1-5, overclaims 0.4/0.3/0.3/
   // 0.3/0.3%. Gaussian theory for 4 independent samples caps agreement near 95% for any kappa.
-  constexpr double kSqrt[] = {1, 1, 1.41421356, 1.73205081, 2, 2.23606798, 2.44948974, 2.64575131,
-                              2.82842712, 3, 3.16227766, 3.31662479, 3.46410162, 3.60555128,
-                              3.74165739, 3.87298335, 4};
+  constexpr double kSqrt[] = {1,          1,          1.41421356, 1.73205081, 2,
+                              2.23606798, 2.44948974, 2.64575131, 2.82842712, 3,
+                              3.16227766, 3.31662479, 3.46410162, 3.60555128, 3.74165739,
+                              3.87298335, 4};
   return n == 4 ? 0.35 : student_tau(n) / kSqrt[n < 16 ? n : 16];
 }
 
@@ -225,7 +227,8 @@ SF_HD uint32_t classify_nonfinite(const T* r, const T* a, const T* b, int n) {
     const bool fi = isfinite(static_cast<double>(r[i])), f0 = isfinite(static_cast<double>(r[0]));
     const bool nan_i = isnan(static_cast<double>(r[i])), nan_0 = isnan(static_cast<double>(r[0]));
     if ((fi != f0) || (!fi && !(r[i] == r[0]) && !(nan_i && nan_0))) f |= kFlagNonfiniteDivergence;
-    ops_finite &= isfinite(static_cast<double>(a[i])) && (!b || isfinite(static_cast<double>(b[i])));
+    ops_finite &=
+        isfinite(static_cast<double>(a[i])) && (!b || isfinite(static_cast<double>(b[i])));
     ops_nan |= isnan(static_cast<double>(a[i])) || (b && isnan(static_cast<double>(b[i])));
     res_inf |= isinf(static_cast<double>(r[i]));
     res_nan |= nan_i;

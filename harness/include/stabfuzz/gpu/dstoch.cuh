@@ -23,18 +23,20 @@ namespace stabfuzz::gpu {
 struct DThreadState {
   uint64_t key;
   uint64_t counter;
-  uint32_t flags;          // cestac::DeviceFlag bits met by this thread
-  int32_t cancel_digits;   // k of the cancellation rule
-  int32_t cancel_bits;     // exponent drop that sends a +/- to the cancellation test
-  int32_t detect;          // instability detection on
+  uint32_t flags;         // cestac::DeviceFlag bits met by this thread
+  int32_t cancel_digits;  // k of the cancellation rule
+  int32_t cancel_bits;    // exponent drop that sends a +/- to the cancellation test
+  int32_t detect;         // instability detection on
 };
 
 // The launch's state slots, indexed by linear thread id (set by the host before each launch).
 __device__ DThreadState* g_dstoch_states;
 
 __device__ __forceinline__ uint64_t linear_thread_id() {
-  const uint64_t block = blockIdx.x + uint64_t(gridDim.x) * (blockIdx.y + uint64_t(gridDim.y) * blockIdx.z);
-  const uint64_t in_block = threadIdx.x + blockDim.x * (threadIdx.y + uint64_t(blockDim.y) * threadIdx.z);
+  const uint64_t block =
+      blockIdx.x + uint64_t(gridDim.x) * (blockIdx.y + uint64_t(gridDim.y) * blockIdx.z);
+  const uint64_t in_block =
+      threadIdx.x + blockDim.x * (threadIdx.y + uint64_t(blockDim.y) * threadIdx.z);
   return block * (uint64_t(blockDim.x) * blockDim.y * blockDim.z) + in_block;
 }
 __device__ __forceinline__ DThreadState& dstate() { return g_dstoch_states[linear_thread_id()]; }
@@ -44,14 +46,30 @@ __device__ __forceinline__ uint64_t next_word(DThreadState& st) {
 }
 
 // ---- directed-rounding primitives, one overload per format --------------------------------------
-__device__ __forceinline__ float add_dir(float a, float b, bool up) { return up ? __fadd_ru(a, b) : __fadd_rd(a, b); }
-__device__ __forceinline__ double add_dir(double a, double b, bool up) { return up ? __dadd_ru(a, b) : __dadd_rd(a, b); }
-__device__ __forceinline__ float mul_dir(float a, float b, bool up) { return up ? __fmul_ru(a, b) : __fmul_rd(a, b); }
-__device__ __forceinline__ double mul_dir(double a, double b, bool up) { return up ? __dmul_ru(a, b) : __dmul_rd(a, b); }
-__device__ __forceinline__ float div_dir(float a, float b, bool up) { return up ? __fdiv_ru(a, b) : __fdiv_rd(a, b); }
-__device__ __forceinline__ double div_dir(double a, double b, bool up) { return up ? __ddiv_ru(a, b) : __ddiv_rd(a, b); }
-__device__ __forceinline__ float sqrt_dir(float a, bool up) { return up ? __fsqrt_ru(a) : __fsqrt_rd(a); }
-__device__ __forceinline__ double sqrt_dir(double a, bool up) { return up ? __dsqrt_ru(a) : __dsqrt_rd(a); }
+__device__ __forceinline__ float add_dir(float a, float b, bool up) {
+  return up ? __fadd_ru(a, b) : __fadd_rd(a, b);
+}
+__device__ __forceinline__ double add_dir(double a, double b, bool up) {
+  return up ? __dadd_ru(a, b) : __dadd_rd(a, b);
+}
+__device__ __forceinline__ float mul_dir(float a, float b, bool up) {
+  return up ? __fmul_ru(a, b) : __fmul_rd(a, b);
+}
+__device__ __forceinline__ double mul_dir(double a, double b, bool up) {
+  return up ? __dmul_ru(a, b) : __dmul_rd(a, b);
+}
+__device__ __forceinline__ float div_dir(float a, float b, bool up) {
+  return up ? __fdiv_ru(a, b) : __fdiv_rd(a, b);
+}
+__device__ __forceinline__ double div_dir(double a, double b, bool up) {
+  return up ? __ddiv_ru(a, b) : __ddiv_rd(a, b);
+}
+__device__ __forceinline__ float sqrt_dir(float a, bool up) {
+  return up ? __fsqrt_ru(a) : __fsqrt_rd(a);
+}
+__device__ __forceinline__ double sqrt_dir(double a, bool up) {
+  return up ? __dsqrt_ru(a) : __dsqrt_rd(a);
+}
 __device__ __forceinline__ float fma_dir(float a, float b, float c, bool up) {
   return up ? __fmaf_ru(a, b, c) : __fmaf_rd(a, b, c);
 }
@@ -106,7 +124,8 @@ struct DStoch {
     for (int i = 0; i < N; ++i) s[i] = v;
   }
   // Other arithmetic types convert to the nearest T (host-side constants, integer counts).
-  template <class U, class = typename std::enable_if<std::is_arithmetic<U>::value && !std::is_same<U, T>::value>::type>
+  template <class U, class = typename std::enable_if<std::is_arithmetic<U>::value &&
+                                                     !std::is_same<U, T>::value>::type>
   __device__ __forceinline__ DStoch(U v) : DStoch(static_cast<T>(v)) {}  // NOLINT
 
   __device__ __forceinline__ bool all_equal() const {
@@ -134,7 +153,8 @@ struct DStoch {
   // A computational zero whose samples disagree: noise, not an exact zero.
   __device__ __forceinline__ bool noisy_zero() const { return !all_equal() && zero(); }
 
-  // ---- arithmetic ---------------------------------------------------------------------------------
+  // ---- arithmetic
+  // ---------------------------------------------------------------------------------
   friend __device__ DStoch operator+(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
     const uint64_t w = next_word(st);
@@ -151,7 +171,8 @@ struct DStoch {
       } else {
         const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
         if ((ea > eb ? ea : eb) - exponent_field(r.s[0]) >= st.cancel_bits &&
-            cestac::detail::sample_cancellation(a.s, b.s, r.s, N, kPrecisionOf<T>, st.cancel_digits))
+            cestac::detail::sample_cancellation(a.s, b.s, r.s, N, kPrecisionOf<T>,
+                                                st.cancel_digits))
           st.flags |= cestac::kFlagCancellation;
       }
     }
@@ -162,7 +183,9 @@ struct DStoch {
     for (int i = 0; i < N; ++i) r.s[i] = -a.s[i];
     return r;
   }
-  friend __device__ __forceinline__ DStoch operator-(const DStoch& a, const DStoch& b) { return a + (-b); }
+  friend __device__ __forceinline__ DStoch operator-(const DStoch& a, const DStoch& b) {
+    return a + (-b);
+  }
 
   friend __device__ DStoch operator*(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
@@ -175,7 +198,8 @@ struct DStoch {
     }
     if (at_overflow) settle(r, a, b, [](T x, T y) { return x * y; });
     if (st.detect) {
-      // Both factors computational zeros, at least one of them noise (0 x 0 of exact zeros is exact).
+      // Both factors computational zeros, at least one of them noise (0 x 0 of exact zeros is
+      // exact).
       if (a.zero() && b.zero() && !(a.all_equal() && b.all_equal()))
         st.flags |= cestac::kFlagUnstableMultiplication;
       if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, N);
@@ -210,7 +234,8 @@ struct DStoch {
     DThreadState& st = dstate();
     const uint64_t w = next_word(st);
     DStoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = fma_dir(a.s[i], b.s[i], c.s[i], cestac::lane_rounds_up(w, i));
+    for (int i = 0; i < N; ++i)
+      r.s[i] = fma_dir(a.s[i], b.s[i], c.s[i], cestac::lane_rounds_up(w, i));
     if (st.detect && !r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, N);
     return r;
   }
@@ -222,7 +247,8 @@ struct DStoch {
     for (int i = 0; i < N; ++i) r.s[i] = sqrt_dir(a.s[i], cestac::lane_rounds_up(w, i));
     if (st.detect) {
       if (a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;
-      if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), N);
+      if (!r.all_finite())
+        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), N);
     }
     return r;
   }
@@ -234,9 +260,9 @@ struct DStoch {
     DStoch r;                                                                                  \
     for (int i = 0; i < N; ++i) r.s[i] = perturb(fn_##name(a.s[i]), cestac::lane_bits2(w, i)); \
     if (st.detect) {                                                                           \
-      if ((zero_is_unstable) && a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;    \
+      if ((zero_is_unstable) && a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;     \
       if (!r.all_finite())                                                                     \
-        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), N);  \
+        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), N);   \
     }                                                                                          \
     return r;                                                                                  \
   }
@@ -340,9 +366,15 @@ __device__ __forceinline__ T ldexp_pow2(T v, int k) {
 }
 
 // Warp shuffle of a native value or of every sample of a DStoch.
-__device__ __forceinline__ float shfl_down(float v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
-__device__ __forceinline__ double shfl_down(double v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
-__device__ __forceinline__ int shfl_down(int v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
+__device__ __forceinline__ float shfl_down(float v, int off) {
+  return __shfl_down_sync(0xffffffffu, v, off);
+}
+__device__ __forceinline__ double shfl_down(double v, int off) {
+  return __shfl_down_sync(0xffffffffu, v, off);
+}
+__device__ __forceinline__ int shfl_down(int v, int off) {
+  return __shfl_down_sync(0xffffffffu, v, off);
+}
 template <class T, int N>
 __device__ __forceinline__ DStoch<T, N> shfl_down(const DStoch<T, N>& v, int off) {
   DStoch<T, N> r;

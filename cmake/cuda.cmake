@@ -4,7 +4,7 @@ target_sources(stabfuzz_core PRIVATE targets/gpu_target_ids.cc)
 if(STABFUZZ_HAVE_CUDA)
   add_library(stabfuzz_cuda_kernels STATIC targets/cuda/kernels.cu targets/cublas/gemm_cublas.cc)
   target_include_directories(stabfuzz_cuda_kernels PUBLIC
-    ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/harness/include)
+    ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
   # Samples must compute what the intrinsics say: no contraction into fma, no approximate math.
   target_compile_options(stabfuzz_cuda_kernels PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>

@@ -14,11 +14,11 @@ endif()
 # Code coverage feedback where it means something: the implementations under test and the planted
 # bugs, not the harness, the oracle or MPFR. Every binary that links them gets libFuzzer's runtime
 # (fuzzer_no_main keeps our own main; nothing runs unless `stabfuzz fuzz` starts it).
-option(STABFUZZ_FUZZ_COVERAGE "Instrument targets/ and injectors/ for libFuzzer's coverage" ON)
+option(STABFUZZ_FUZZ_COVERAGE "Instrument families/, targets/ and injectors/ for libFuzzer's coverage" ON)
 if(STABFUZZ_FUZZ_COVERAGE)
   get_target_property(_stabfuzz_sources stabfuzz_core SOURCES)
   foreach(_src IN LISTS _stabfuzz_sources)
-    if(_src MATCHES "^(targets|injectors)/.*\\.cc$")
+    if(_src MATCHES "^(families|targets|injectors)/.*\\.cc$" AND NOT _src STREQUAL "families/regimes.cc")
       set_property(SOURCE ${_src} APPEND PROPERTY COMPILE_OPTIONS -fsanitize=fuzzer-no-link)
     endif()
   endforeach()

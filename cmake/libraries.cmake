@@ -73,7 +73,7 @@ if(NOT STABFUZZ_TORCH STREQUAL "OFF")
     add_library(stabfuzz_torch MODULE libs/torch/torch_module.cc)
     target_link_libraries(stabfuzz_torch PRIVATE torch)
     target_include_directories(stabfuzz_torch PRIVATE
-      ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/harness/include)
+      ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
     target_compile_options(stabfuzz_torch PRIVATE -Wall -Wextra -ffp-contract=off
                                                   $<$<BOOL:${STABFUZZ_WERROR}>:-Werror>)
     # C++17: libtorch 1.13's headers do not compile as C++20 with clang 14 (IValue is incomplete

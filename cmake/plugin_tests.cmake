@@ -5,7 +5,7 @@ foreach(bad no_entry abi family dtype arity)
   string(TOUPPER ${bad} upper)
   add_library(bad_plugin_${bad} MODULE ${CMAKE_SOURCE_DIR}/tests/plugin/bad_plugin.c)
   target_compile_definitions(bad_plugin_${bad} PRIVATE BAD_${upper}=1)
-  target_include_directories(bad_plugin_${bad} PRIVATE ${CMAKE_SOURCE_DIR}/harness/include)
+  target_include_directories(bad_plugin_${bad} PRIVATE ${CMAKE_SOURCE_DIR}/include)
   set_target_properties(bad_plugin_${bad} PROPERTIES
     LIBRARY_OUTPUT_DIRECTORY ${STABFUZZ_BAD_PLUGIN_DIR} PREFIX "" OUTPUT_NAME ${bad})
   list(APPEND _bad_plugins bad_plugin_${bad})

@@ -29,7 +29,7 @@ void attach_injectors(std::vector<Family>& families) {
     f->targets.push_back(std::move(t));
   }
   // Failing regions the families' own regimes reach too rarely; the stable targets are verified
-  // free of findings on them (README, Status).
+  // free of findings on them (docs/results.md).
   for (auto& g : families)
     if (g.name == "adam")
       g.regimes.push_back(adam_early_steps_regime());

@@ -1,7 +1,7 @@
 // Registry rows of the injected linear-algebra targets.
 #include "injectors/linalg.h"
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 #include "injectors/mutant.h"
 
 namespace stabfuzz::injectors {
@@ -67,7 +67,7 @@ Regime adam_early_steps_regime() {
           "p ~ 1e-6 N (the update dominates p'), g ~ s N, m ~ s N / 2, v ~ g^2 x [0.1, 10], s "
           "log-uniform in [1e-4, 10], step 2..8, beta2 in [0.999, 0.99999]: 1 - beta2^t is small",
           [](Entropy& e, DType d) {
-            const size_t n = gen::row_length(e, 256);
+            const size_t n = regime::row_length(e, 256);
             const double s = e.log_uniform(1e-4, 10);
             std::vector<double> p(n), g(n), m(n), v(n);
             for (size_t i = 0; i < n; ++i) {
@@ -77,11 +77,11 @@ Regime adam_early_steps_regime() {
               v[i] = g[i] * g[i] * e.log_uniform(0.1, 10);
             }
             const auto len = static_cast<int64_t>(n);
-            return gen::make_input(d,
-                                   {Tensor{{len}, std::move(p)}, Tensor{{len}, std::move(g)},
-                                    Tensor{{len}, std::move(m)}, Tensor{{len}, std::move(v)}},
-                                   {{"step", static_cast<double>(e.range(2, 8))},
-                                    {"beta2", 1 - e.log_uniform(1e-5, 1e-3)}});
+            return regime::make_input(d,
+                                      {Tensor{{len}, std::move(p)}, Tensor{{len}, std::move(g)},
+                                       Tensor{{len}, std::move(m)}, Tensor{{len}, std::move(v)}},
+                                      {{"step", static_cast<double>(e.range(2, 8))},
+                                       {"beta2", 1 - e.log_uniform(1e-5, 1e-3)}});
           }};
 }
 

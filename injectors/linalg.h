@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "families/params.h"
 #include "injectors/narrow.h"
-#include "oracles/linalg.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
 
@@ -77,7 +77,7 @@ struct AttentionNoMaxShift {
     using std::exp;
     const size_t s = dim(a.shape(0), 0), d = dim(a.shape(0), 1), t = dim(a.shape(1), 0);
     const size_t dv = dim(a.shape(2), 1);
-    const auto prm = oracle::attention_params(*a.input, static_cast<double>(d));
+    const auto prm = params::attention_params(*a.input, static_cast<double>(d));
     const T scale = T(prm.scale);
     const T* q = a.x[0].data();
     const T* k = a.x[1].data();
@@ -109,7 +109,7 @@ struct CosineUnscaledNorms {
     const T dot = linalg_kernels::plain_dot(x.data(), y.data(), n);
     const T na = sqrt(linalg_kernels::plain_dot(x.data(), x.data(), n));
     const T nb = sqrt(linalg_kernels::plain_dot(y.data(), y.data(), n));
-    const T eps = T(oracle::cosine_eps(*a.input));
+    const T eps = T(params::cosine_eps(*a.input));
     const T den = na * nb;
     return {dot / (den > eps ? den : eps)};
   }
@@ -122,7 +122,7 @@ struct PairwiseDistanceExpanded {
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::sqrt;
     const size_t n = a.x.at(0).size();
-    const T eps = T(oracle::pairwise_eps(*a.input));
+    const T eps = T(params::pairwise_eps(*a.input));
     std::vector<T> ap(n);
     for (size_t i = 0; i < n; ++i) ap[i] = a.x[0][i] + eps;
     const T* b = a.x.at(1).data();
@@ -141,7 +141,7 @@ struct AdamPowBiasCorrection {
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::pow;
     using std::sqrt;
-    const auto prm = oracle::adam_params(*a.input);
+    const auto prm = params::adam_params(*a.input);
     const T lr = T(prm.lr), b1 = T(prm.beta1), b2 = T(prm.beta2), eps = T(prm.eps), t = T(prm.step);
     const T bc1 = T(1) - pow(b1, t), bc2 = T(1) - pow(b2, t);
     const auto &p = a.x.at(0), &g = a.x.at(1), &m = a.x.at(2), &v = a.x.at(3);
@@ -165,7 +165,7 @@ struct AdamNarrowDenominator {
     using std::log1p;
     using std::sqrt;
     using N = Narrower<T>;
-    const auto prm = oracle::adam_params(*a.input);
+    const auto prm = params::adam_params(*a.input);
     const T lr = T(prm.lr), b1 = T(prm.beta1), b2 = T(prm.beta2), eps = T(prm.eps), t = T(prm.step);
     const T c1 = T(1) - b1, c2 = T(1) - b2;
     const T bc1 = prm.beta1 == 0 ? T(1) : -expm1(t * log1p(-c1));

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "families/params.h"
 #include "injectors/narrow.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
@@ -70,7 +71,8 @@ struct LayerNormOnePass {
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x.at(0);
     std::vector<T> y(x.size());
-    norm_mutants::one_pass_normalize(x.data(), 1, y.data(), x.size(), T(a.param("eps", 1e-5)));
+    norm_mutants::one_pass_normalize(x.data(), 1, y.data(), x.size(),
+                                     T(a.param("eps", params::kLayerNormEps)));
     return y;
   }
 };
@@ -86,7 +88,7 @@ struct BatchNormOnePass {
     std::vector<T> y(x.size());
     for (size_t c = 0; c < cols; ++c)
       norm_mutants::one_pass_normalize(x.data() + c, cols, y.data() + c, rows,
-                                       T(a.param("eps", 1e-5)));
+                                       T(a.param("eps", params::kLayerNormEps)));
     return y;
   }
 };
@@ -102,7 +104,7 @@ struct RmsNormUnscaled {
     for (size_t i = 0; i < x.size(); ++i) sq[i] = x[i] * x[i];
     const T r =
         sqrt(targets::pairwise_sum(sq.data(), sq.size()) / norm_mutants::count<T>(x.size()) +
-             T(a.param("eps", 1e-6)));
+             T(a.param("eps", params::kRmsNormEps)));
     for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] / r;
     return y;
   }
@@ -169,7 +171,7 @@ struct LayerNormNarrowStatistics {
     const L mean = targets::pairwise_sum(v.data(), n) / L(static_cast<double>(n));
     for (size_t i = 0; i < n; ++i) d[i] = (v[i] - mean) * (v[i] - mean);
     const L var = targets::pairwise_sum(d.data(), n) / L(static_cast<double>(n));
-    const T m = N::up(mean), r = sqrt(N::up(var) + T(a.param("eps", 1e-5)));
+    const T m = N::up(mean), r = sqrt(N::up(var) + T(a.param("eps", params::kLayerNormEps)));
     std::vector<T> y(n);
     for (size_t i = 0; i < n; ++i) y[i] = (x[i] - m) / r;
     return y;

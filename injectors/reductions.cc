@@ -1,7 +1,7 @@
 // Registry rows of the injected reductions (sum, mean, var, std, l2_norm, log-sum-exp scans).
 #include "injectors/reductions.h"
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 #include "injectors/mutant.h"
 
 namespace stabfuzz::injectors {
@@ -78,12 +78,12 @@ Regime logsumexp_masked_rows_regime() {
           "attention-style masks: each entry -inf with probability 1/2..1, the rest N(0, 25); "
           "half the rows entirely -inf (exact result -inf)",
           [](Entropy& e, DType d) {
-            const size_t n = gen::row_length(e, 256);
+            const size_t n = regime::row_length(e, 256);
             const bool all = e.chance(0.5);
             const double p = e.uniform(0.5, 1.0);
             std::vector<double> v(n);
             for (auto& x : v) x = all || e.chance(p) ? -INFINITY : 5 * e.normal();
-            return gen::row_input(d, std::move(v));
+            return regime::row_input(d, std::move(v));
           }};
 }
 

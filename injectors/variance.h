@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "oracles/reductions.h"
+#include "families/params.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
 
@@ -23,7 +23,7 @@ struct VarianceNaive {
     const T s2 = targets::pairwise_sum(sq.data(), n);
     const T nn = T(static_cast<double>(n));
     return {(s2 - s * s / nn) /
-            T(static_cast<double>(n) - a.param("unbiased", oracle::kUnbiasedDefault))};
+            T(static_cast<double>(n) - a.param("unbiased", params::kUnbiasedDefault))};
   }
 };
 

@@ -10,7 +10,7 @@ namespace stabfuzz::libs {
 
 // Registers every library compiled into this build as targets `family/<library>/<name>` (kind
 // library, native only) and lists the others, and any target a library cannot run on this CPU,
-// as unavailable with the reason. Called once, from targets/all_families.cc.
+// as unavailable with the reason. Called once, from families/all_families.cc.
 void register_libraries(Registry& registry);
 
 // One library target: the family it implements and its id (`family/<library>/<name>`).

@@ -120,7 +120,7 @@ namespace {
 
 struct AttentionShape {
   size_t s, t, d, dv;
-  AttentionParams prm;
+  params::AttentionParams prm;
   size_t keys(size_t i) const { return prm.causal ? i + 1 : t; }  // causal: keys 0..i
 };
 
@@ -222,7 +222,7 @@ OracleResult attention(const Input& in) {
   sh.d = static_cast<size_t>(in.args.at(0).shape.at(1));
   sh.t = static_cast<size_t>(in.args.at(1).shape.at(0));
   sh.dv = static_cast<size_t>(in.args.at(2).shape.at(1));
-  sh.prm = attention_params(in, static_cast<double>(sh.d));
+  sh.prm = params::attention_params(in, static_cast<double>(sh.d));
   // A_il = |scale| sum_c |Q_ic K_lc| bounds |S_il|: it sizes the score precision and enters cond.
   const auto& Q = in.args[0].values;
   const auto& K = in.args[1].values;
@@ -250,7 +250,7 @@ OracleResult cosine_similarity(const Input& in) {
   const auto& a = in.args.at(0).values;
   const auto& b = in.args.at(1).values;
   const size_t n = a.size();
-  const double eps = cosine_eps(in);
+  const double eps = params::cosine_eps(in);
   Products ab, aa, bb;
   ab.load(a.data(), 1, b.data(), 1, n);
   aa.load(a.data(), 1, a.data(), 1, n);
@@ -298,7 +298,7 @@ OracleResult pairwise_distance(const Input& in) {
   const auto& a = in.args.at(0).values;
   const auto& b = in.args.at(1).values;
   const size_t n = a.size();
-  const double eps = pairwise_eps(in);
+  const double eps = params::pairwise_eps(in);
   bool inputs_zero = true;
   for (size_t i = 0; i < n; ++i) inputs_zero &= a[i] == 0 && b[i] == 0;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
@@ -371,7 +371,7 @@ OracleResult adam(const Input& in) {
   const auto& G = in.args.at(1).values;
   const auto& M = in.args.at(2).values;
   const auto& V = in.args.at(3).values;
-  const AdamParams prm = adam_params(in);
+  const params::AdamParams prm = params::adam_params(in);
   const long double lr = prm.lr, b1 = prm.beta1, b2 = prm.beta2;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     Real bc1(2), bc2(2);
@@ -510,7 +510,7 @@ Error validate_attention(const Input& in) {
 
 Error validate_cosine_similarity(const Input& in) {
   if (auto err = two_rows(in, "cosine_similarity takes two rows a [n], b [n]", {"eps"})) return err;
-  const double eps = in.param("eps", kCosineEpsDefault);
+  const double eps = in.param("eps", params::kCosineEpsDefault);
   if (!(eps == 0 || (eps >= 1e-30 && eps <= 1)))
     return "cosine_similarity: eps must be 0 or lie in [1e-30, 1]";
   return std::nullopt;
@@ -529,21 +529,22 @@ Error validate_adam(const Input& in) {
   if (auto err = check_values(in, {"lr", "beta1", "beta2", "eps", "step"})) return err;
   for (double v : in.args[3].values)
     if (v < 0) return "adam: the second moment v must be >= 0";
-  const auto q = adam_params(in);
+  const auto q = params::adam_params(in);
   if (q.lr < 0) return "adam: lr must be >= 0";
   if (!(q.beta1 >= 0 && q.beta1 < 1) || !(q.beta2 >= 0 && q.beta2 < 1))
     return "adam: betas must lie in [0, 1) in the dtype";
   if (!(q.eps > 0)) return "adam: eps must be > 0 in the dtype";
   if (q.step < 1 || q.step > 0x1p24 || q.step != std::floor(q.step))
     return "adam: step must be an integer in [1, 2^24]";
-  if (!representable(opmath_dtype(in.dtype), q.step))
+  if (!representable(params::opmath_dtype(in.dtype), q.step))
     return "adam: step must be exact in the compute type";
   // The step's own state v' must exist in the format it is kept in: a gradient whose square
   // overflows (|g| > ~2^64 in f32) leaves no representable v', in any implementation.
   const long double c2 = 1.0L - static_cast<long double>(q.beta2);
   for (size_t i = 0; i < n; ++i) {
     const long double g = in.args[1].values[i], v = in.args[3].values[i];
-    if (!std::isfinite(round_to(opmath_dtype(in.dtype), static_cast<double>(v + c2 * (g * g - v)))))
+    if (!std::isfinite(
+            round_to(params::opmath_dtype(in.dtype), static_cast<double>(v + c2 * (g * g - v)))))
       return "adam: the new second moment v + (1 - beta2)(g^2 - v) overflows the compute type";
   }
   return std::nullopt;

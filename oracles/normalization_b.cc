@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "families/params.h"
 #include "oracles/mpfr_util.h"
 #include "oracles/normalization.h"
 
@@ -121,7 +122,7 @@ bool layer_norm_row(const std::vector<double>& x, double eps, DType dt, mpfr_pre
 
 OracleResult layer_norm(const Input& in) {
   const auto& x = in.args.at(0).values;
-  const double eps = dtype_eps(in, 1e-5);
+  const double eps = dtype_eps(in, params::kLayerNormEps);
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     return layer_norm_row(x, eps, in.dtype, p, r.exact, r.cond);
   });
@@ -130,7 +131,7 @@ OracleResult layer_norm(const Input& in) {
 OracleResult batch_norm(const Input& in) {
   const auto& t = in.args.at(0);
   const auto rows = static_cast<size_t>(t.shape.at(0)), cols = static_cast<size_t>(t.shape.at(1));
-  const double eps = dtype_eps(in, 1e-5);
+  const double eps = dtype_eps(in, params::kBatchNormEps);
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     r.exact.assign(t.values.size(), 0.0);
     r.cond.assign(t.values.size(), 0.0);
@@ -153,7 +154,7 @@ OracleResult batch_norm(const Input& in) {
 // + eps 3, sqrt 1.5 + 1 = 2.5, y = x / sigma 3.5 * 2^-p < 2^(2 - p): err_bits p - 2, passed p - 3.
 OracleResult rms_norm(const Input& in) {
   const auto& x = in.args.at(0).values;
-  const double eps = dtype_eps(in, 1e-6);
+  const double eps = dtype_eps(in, params::kRmsNormEps);
   const size_t n = x.size();
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     std::vector<Real> sq;

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 
+#include "families/params.h"
 #include "oracles/mpfr_util.h"
 
 namespace stabfuzz::oracle {
@@ -207,7 +208,7 @@ OracleResult variance_impl(const Input& in, bool take_sqrt) {
         if (k + 1 == x.size()) mpfr_set(s, v, MPFR_RNDN);  // exact: same precision
       }))
     return undecidable();
-  const double unbiased = in.param("unbiased", kUnbiasedDefault);
+  const double unbiased = in.param("unbiased", params::kUnbiasedDefault);
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     return variance_at(x, s, unbiased, take_sqrt, in.dtype, p, r);
   });

@@ -5,9 +5,6 @@
 
 namespace stabfuzz::oracle {
 
-// var/std's `unbiased` parameter when an input does not set it: divide by n - 1 (torch.var).
-inline constexpr double kUnbiasedDefault = 1.0;
-
 // y = sum x_i, exact then rounded once. cond = sum |x_i| / |sum x_i|; an exact zero sum gets
 // cond = inf when some x_i != 0 (relative error is unbounded there) and 0 for an all-zero row.
 OracleResult reduce_sum(const Input& in);

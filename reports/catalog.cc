@@ -1,4 +1,4 @@
-// The known-pattern table, seeded from shared/CATALOG.md (DeepStability and framework fixes).
+// The known-pattern table, seeded from DeepStability and framework fixes.
 #include "reports/catalog.h"
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 
 namespace stabfuzz::reports {
 
-// One row of shared/CATALOG.md: the unstable form, its stable rewrite, where it fails, and
+// One row of the catalog: the unstable form, its stable rewrite, where it fails, and
 // where it was seen. A finding matches when its family is listed and, for rows with kinds, CESTAC
 // reported one of those instability kinds (or, for rows that allow it, the output was non-finite).
 struct KnownPattern {

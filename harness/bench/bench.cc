@@ -7,8 +7,8 @@
 #include <functional>
 #include <ostream>
 
+#include "families/regimes.h"
 #include "harness/fuzz/executor.h"
-#include "harness/gen/regimes.h"
 #include "injectors/variance.h"
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
@@ -92,7 +92,7 @@ Input row(DType d, size_t n, double shift, double scale, uint64_t seed) {
   SeededEntropy e(seed, 0);
   std::vector<double> v(n);
   for (auto& x : v) x = shift + scale * e.normal();
-  return gen::row_input(d, std::move(v));
+  return regime::row_input(d, std::move(v));
 }
 
 Input gemm_input(DType d, size_t m, size_t k, size_t n) {
@@ -100,7 +100,7 @@ Input gemm_input(DType d, size_t m, size_t k, size_t n) {
   std::vector<double> a(m * k), b(k * n);
   for (auto& x : a) x = e.normal();
   for (auto& x : b) x = e.normal();
-  return gen::make_input(
+  return regime::make_input(
       d, {Tensor{{int64_t(m), int64_t(k)}, a}, Tensor{{int64_t(k), int64_t(n)}, b}});
 }
 

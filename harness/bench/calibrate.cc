@@ -5,7 +5,7 @@
 #include <cmath>
 #include <ostream>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 #include "injectors/variance.h"
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/op.h"
@@ -20,7 +20,7 @@ Input shifted_row(DType d, Entropy& e, double log10_cond) {
   const double shift = std::pow(10.0, log10_cond) * (e.chance(0.5) ? 1 : -1);
   std::vector<double> v(n);
   for (auto& x : v) x = shift + e.normal();
-  Input in = gen::row_input(d, std::move(v));
+  Input in = regime::row_input(d, std::move(v));
   in.set_param("unbiased", 0);
   return in;
 }
@@ -36,7 +36,7 @@ Input cancelling_row(DType d, Entropy& e, double log10_cond) {
   }
   for (int i = 0; i < 4; ++i) v.push_back(e.normal());  // the part that survives
   for (size_t i = v.size() - 1; i > 0; --i) std::swap(v[i], v[e.below(i + 1)]);
-  return gen::row_input(d, std::move(v));
+  return regime::row_input(d, std::move(v));
 }
 
 Input cancelling_dot(DType d, Entropy& e, double log10_cond) {

@@ -8,13 +8,19 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "harness/campaign/runner.h"
 #include "harness/corpus/replay.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
 #include "injectors/fault_plan.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
+
+using pipeline::evaluate;
+using pipeline::hash_str;
+using pipeline::make_case;
+using pipeline::shrink_failing;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -43,8 +49,8 @@ Case case_of(const Target& t, int64_t k) {
   return {t.dtypes[static_cast<size_t>(k % nd)], k / nd};
 }
 
-const std::string& regime_name(const Family& f, int64_t index) {  // as make_case picks it
-  return f.regimes[static_cast<size_t>(index) % f.regimes.size()].name;
+const std::string& regime_name(const Family& f, int64_t index) {
+  return pipeline::case_regime(f, index).name;
 }
 
 std::string origin_of(const Target& t) {

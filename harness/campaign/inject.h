@@ -16,7 +16,7 @@
 
 namespace stabfuzz::campaign {
 
-// regimes: the family's value regimes (campaign::make_case). uniform: the same shapes and
+// regimes: the family's value regimes (pipeline::make_case). uniform: the same shapes and
 // parameters, every tensor's values drawn uniformly from [-1, 1], or from [0, 1] when the family
 // rejects negatives, or kept from the regime when it rejects both (class labels, probabilities).
 enum class Generator { regimes, uniform };

@@ -15,9 +15,12 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
 
 namespace stabfuzz::campaign {
+
+using pipeline::evaluate;
 
 std::string_view failure_name(Failure f) {
   switch (f) {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::campaign {

@@ -14,7 +14,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -22,6 +22,8 @@
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
+
+using pipeline::hash_str;
 namespace {
 
 namespace fs = std::filesystem;

@@ -11,131 +11,27 @@
 #include <sstream>
 
 #include "harness/campaign/isolate.h"
-#include "harness/gen/input_gen.h"
-#include "injectors/fault_plan.h"
+#include "harness/pipeline/evaluate.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
 
-uint64_t hash_str(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
+using pipeline::case_regime;
+using pipeline::case_shrinkable;
+using pipeline::cestac_request;
+using pipeline::evaluate;
+using pipeline::finding_json;
+using pipeline::impl_result_json;
+using pipeline::set_input_json;
+using pipeline::shrink;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t case_seed(const Family& f, DType d, uint64_t seed, int64_t index) {
-  return cestac::mix64(cestac::mix64(seed ^ hash_str(f.name)) +
-                       static_cast<uint64_t>(d) * 0x51ed27 +
-                       static_cast<uint64_t>(index) * 0x9e3779b97f4a7c15ULL);
-}
-
-const Regime& case_regime(const Family& f, int64_t index) {
-  return f.regimes[static_cast<size_t>(index) % f.regimes.size()];
-}
-
-rc::Shrinkable<Input> case_shrinkable(const Family& f, DType d, uint64_t seed, int64_t index) {
-  const rc::Random random(case_seed(f, d, seed, index));
-  return gen::regime_gen(f, case_regime(f, index), d)(random, rc::kNominalSize);
-}
-
-CestacRequest cestac_request(const Target& t, DType d, uint64_t seed, int64_t index,
-                             const cestac::Config& config) {
-  CestacRequest r;
-  r.config = config;
-  r.seed = seed;
-  r.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56) ^ static_cast<uint64_t>(index);
-  return r;
-}
-
-json::Value hex_values(const std::vector<double>& v) {
-  json::Array a;
-  a.reserve(v.size());
-  for (double x : v) a.emplace_back(reports::hex_float(x));
-  return a;
-}
-
-// The exact input of a finding: tensors as shapes and hex floats, and its scalar parameters (eps,
-// target, ...), which replaying it needs.
-void set_input_json(json::Value& j, const Input& in) {
-  json::Array args;
-  for (const auto& a : in.args) {
-    json::Value arg;
-    json::Array shape;
-    for (auto s : a.shape) shape.emplace_back(static_cast<long long>(s));
-    arg.set("shape", std::move(shape));
-    arg.set("values", hex_values(a.values));
-    args.push_back(std::move(arg));
-  }
-  j.set("input", std::move(args));
-  json::Value params{json::Object{}};
-  for (const auto& [name, value] : in.params) params.set(name, value);
-  j.set("params", std::move(params));
-}
-
 }  // namespace
-
-json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
-                         const std::string& regime, const Input& in, const Verdict& v,
-                         size_t original_n, int64_t shrink_steps, const std::string& engine,
-                         const std::string& replay) {
-  json::Value j;
-  j.set("target", f.name);
-  j.set("impl", t.id);
-  j.set("kind", target_kind_name(t.kind));
-  j.set("dtype", dtype_name(key.dtype));
-  j.set("seed", static_cast<unsigned long long>(key.seed));
-  j.set("case", static_cast<long long>(key.index));
-  j.set("engine", engine);
-  j.set("regime", regime);
-  j.set("detectors", v.detectors());
-  j.set("severity", severity_name(v.severity()));
-  j.set("max_ulp", v.max_ulp);
-  j.set("error_over_tolerance", v.max_ratio);
-  j.set("tolerance_ulps", v.tolerance_ulps);
-  j.set("cond", v.cond);
-  j.set("max_cond", v.max_cond);
-  j.set("worst_index", static_cast<unsigned long>(v.worst));
-  j.set("computed", reports::hex_float(v.computed));
-  j.set("exact", reports::hex_float(v.exact));
-  j.set("computed_dec", v.computed);
-  j.set("exact_dec", v.exact);
-  j.set("nonfinite", v.nonfinite);
-  j.set("undecidable", v.undecidable);
-  if (v.has_cestac) {
-    j.set("digits", v.cestac_digits);
-    j.set("expected_digits", v.expected_digits);
-    j.set("min_digits", v.min_digits);
-    j.set("self_validation", v.self_validation_failed ? "failed" : "ok");
-    json::Array inst;
-    for (const auto& s : v.log.sites) {
-      json::Value r;
-      r.set("kind", cestac::kind_name(s.kind));
-      r.set("site", cestac::symbolize(s.address));
-      r.set("count", static_cast<unsigned long long>(s.count));
-      inst.push_back(std::move(r));
-    }
-    j.set("instabilities", std::move(inst));
-  }
-  j.set("n", static_cast<unsigned long>(in.total_size()));
-  j.set("original_n", static_cast<unsigned long>(original_n));
-  j.set("shrink_steps", static_cast<long long>(shrink_steps));
-  set_input_json(j, in);
-  if (t.injection) {
-    j.set("plants", t.injection->plants);
-    j.set("fails_where", t.injection->fails_where);
-    j.set("suggested_fix", t.injection->fix);
-  }
-  if (const fault::Report* fr = fault::last_report(t.id))  // a fault mutant: where it struck
-    j.set("fault_site", fault::describe(*fr));
-  j.set("replay", replay);
-  return j;
-}
 
 namespace {
 // A crash, timeout or exception: no verdict, the exact input and the replay line (not shrunk:
@@ -162,34 +58,6 @@ json::Value failure_json(const Family& f, const Target& t, const CaseKey& key,
   set_input_json(j, in);
   j.set("replay", opts.replay_command ? opts.replay_command(key) : "");
   return j;
-}
-
-// Greedy shrink: take the first simpler input that is still a finding, until none is or the
-// evaluation budget is spent.
-std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
-                                                 rc::Shrinkable<Input> cur, int64_t budget,
-                                                 double max_seconds = 0) {
-  int64_t steps = 0, evals = 0;
-  bool progress = true;
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(max_seconds > 0 ? max_seconds : 0));
-  auto out_of_time = [&] { return max_seconds > 0 && Clock::now() >= deadline; };
-  while (progress && evals < budget && !out_of_time()) {
-    progress = false;
-    auto seq = cur.shrinks();
-    while (auto child = seq.next()) {
-      if (++evals > budget || out_of_time()) break;
-      const Input cand = child->value();
-      if (fails(cand)) {
-        cur = std::move(*child);
-        ++steps;
-        progress = true;
-        break;
-      }
-    }
-  }
-  return {std::move(cur), steps};
 }
 
 void make_dirs(const std::string& path) {
@@ -261,60 +129,16 @@ class Progress {
   bool dirty_ = false;
 };
 
-}  // namespace
+// One implementation x dtype pair of a run.
+struct Work {
+  const Family* family;
+  const Target* target;
+  DType dtype;
+};
 
-Verdict evaluate(const Family& family, const Target& target, const Input& in,
-                 const CestacRequest& req) {
-  const std::vector<double> out = target.native(in);
-  const OracleResult oracle = family.oracle(in);
-  if (target.cestac) {
-    const CestacOutput c = target.cestac(in, req);
-    return judge(family, in, out, oracle, &c);
-  }
-  return judge(family, in, out, oracle, nullptr);
-}
-
-std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
-                                         const Input& in, const CestacRequest& req, int64_t budget,
-                                         double max_seconds) {
-  const Family* fam = &family;
-  auto sh =
-      rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
-  auto fails = [&](const Input& x) { return evaluate(family, target, x, req).finding(); };
-  auto [small, steps] = shrink(fails, std::move(sh), budget, max_seconds);
-  return {small.value(), steps};
-}
-
-Input make_case(const Family& family, DType d, uint64_t seed, int64_t index) {
-  return case_shrinkable(family, d, seed, index).value();
-}
-
-json::Value impl_result_json(const ImplResult& r) {
-  json::Value j;
-  j.set("family", r.family);
-  j.set("impl", r.impl);
-  j.set("kind", target_kind_name(r.kind));
-  j.set("dtype", dtype_name(r.dtype));
-  j.set("inputs", static_cast<long long>(r.inputs));
-  j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
-  j.set("findings", static_cast<long long>(r.findings));
-  j.set("oracle_detections", static_cast<long long>(r.oracle_detections));
-  j.set("cestac_detections", static_cast<long long>(r.cestac_detections));
-  j.set("crashes", static_cast<long long>(r.crashes));
-  j.set("timeouts", static_cast<long long>(r.timeouts));
-  j.set("exceptions", static_cast<long long>(r.exceptions));
-  j.set("undecidable", static_cast<long long>(r.undecidable));
-  j.set("max_ulp", r.max_ulp);
-  j.set("max_error_over_tolerance", r.max_ratio);
-  j.set("min_digits", r.has_cestac ? json::Value(r.min_digits) : json::Value());
-  j.set("seconds", r.seconds);
-  json::Value regimes;
-  for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
-  j.set("inputs_per_regime", std::move(regimes));
-  return j;
-}
-
-RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
+// The pairs a run covers, in registry order; a usage error for an unknown family or
+// implementation, or one that is unavailable here.
+std::vector<Work> select_work(const Registry& registry, const RunOptions& opts) {
   std::vector<const Family*> families;
   if (opts.family == "all") {
     for (const auto& f : registry.families()) families.push_back(&f);
@@ -323,11 +147,6 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   } else {
     throw InputError("unknown target '" + opts.family + "' (stabfuzz --list shows the families)");
   }
-  struct Work {
-    const Family* family;
-    const Target* target;
-    DType dtype;
-  };
   std::vector<Work> work;
   bool impl_found = opts.impl.empty();
   for (const Family* fam : families) {
@@ -350,7 +169,130 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   if (work.empty())
     throw InputError("no implementation of " + opts.family + " supports the requested dtype");
   if (opts.runs <= 0 && opts.budget_s <= 0) throw InputError("give --runs N or --budget-s S");
+  return work;
+}
 
+// The inputs of one pair: generate, evaluate (isolated when the target asks for it), count, and
+// shrink and record up to max_findings findings. `share` > 0 is the pair's time budget.
+class PairRun {
+ public:
+  PairRun(const Work& w, const RunOptions& opts, reports::FindingsWriter& writer)
+      : fam_(*w.family), t_(*w.target), d_(w.dtype), opts_(opts), writer_(writer) {
+    r_.family = fam_.name;
+    r_.impl = t_.id;
+    r_.kind = t_.kind;
+    r_.dtype = d_;
+    r_.has_cestac = static_cast<bool>(t_.cestac);
+    r_.min_digits = dtype_max_digits(d_);
+    if (t_.isolated) iso_.emplace(t_, opts.timeout_ms);  // a fork server of its own
+  }
+
+  // t0: when the pair started (before its fork server, if any, was started).
+  ImplResult run(Clock::time_point t0, double share, Progress& status, size_t pair) {
+    const int64_t first = opts_.only_case >= 0 ? opts_.only_case : 0;
+    const int64_t last =
+        opts_.only_case >= 0 ? opts_.only_case + 1 : (opts_.runs > 0 ? opts_.runs : INT64_MAX);
+    for (int64_t k = first; k < last; ++k) {
+      const auto now = Clock::now();
+      const double elapsed = std::chrono::duration<double>(now - t0).count();
+      // Every pair runs at least one input, even when an earlier pair overran its share.
+      if (opts_.budget_s > 0 && opts_.only_case < 0 && k > first && elapsed >= share) break;
+      status.tick(now, t_.id, d_, pair, r_);
+      one_case(k, share);
+    }
+    r_.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r_;
+  }
+
+ private:
+  Outcome outcome(const Input& in, const CestacRequest& req) {
+    return evaluate_outcome(fam_, t_, in, req, iso_ ? &*iso_ : nullptr);
+  }
+
+  void one_case(int64_t k, double share) {
+    auto sh = case_shrinkable(fam_, d_, opts_.seed, k);
+    const Input in = sh.value();
+    const std::string& regime = case_regime(fam_, k).name;
+    if (auto bad = fam_.validate(in))  // a regime that breaks its own contract is a harness bug
+      throw std::logic_error("regime '" + regime + "' of " + fam_.name + " generated an invalid " +
+                             std::string(dtype_name(d_)) + " input: " + *bad);
+    const CestacRequest req = cestac_request(t_, d_, opts_.seed, k, opts_.cestac);
+    const Outcome o = outcome(in, req);
+    const Verdict& v = o.verdict;
+    ++r_.inputs;
+    ++r_.regime_inputs[regime];
+    const CaseKey key{fam_.name, t_.id, d_, opts_.seed, k};
+    if (o.failure != Failure::none) {  // nothing to judge: the input itself is the finding
+      ++r_.failing_inputs;
+      ++(o.failure == Failure::crash     ? r_.crashes
+         : o.failure == Failure::timeout ? r_.timeouts
+                                         : r_.exceptions);
+      if (r_.findings >= opts_.max_findings) return;
+      writer_.append(failure_json(fam_, t_, key, regime, in, o, opts_));
+      ++r_.findings;
+      return;
+    }
+    if (v.undecidable) ++r_.undecidable;
+    r_.max_ulp = std::max(r_.max_ulp, v.max_ulp);
+    r_.max_ratio = std::max(r_.max_ratio, v.max_ratio);
+    if (v.has_cestac) r_.min_digits = std::min(r_.min_digits, v.min_digits);
+    if (!v.finding()) return;
+    ++r_.failing_inputs;
+    r_.oracle_detections += v.oracle_fired;
+    r_.cestac_detections += v.cestac_fired;
+    if (r_.findings >= opts_.max_findings) return;
+    // A candidate that crashes or hangs while shrinking is not the numerical failure shrunk.
+    auto fails = [&](const Input& x) {
+      const Outcome c = outcome(x, req);
+      return c.failure == Failure::none && c.verdict.finding();
+    };
+    // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
+    auto [small, steps] =
+        shrink(fails, sh, opts_.shrink_evals, opts_.budget_s > 0 ? std::max(0.5, share) : 0);
+    const Input sin = small.value();
+    const Outcome so = outcome(sin, req);
+    const Verdict sv = so.failure == Failure::none ? so.verdict : v;
+    writer_.append(finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
+                                opts_.replay_command ? opts_.replay_command(key) : ""));
+    ++r_.findings;
+  }
+
+  const Family& fam_;
+  const Target& t_;
+  const DType d_;
+  const RunOptions& opts_;
+  reports::FindingsWriter& writer_;
+  std::optional<Isolator> iso_;
+  ImplResult r_;
+};
+
+void print_pair(std::ostream& progress, const ImplResult& r) {
+  progress << "  " << r.impl << " " << dtype_name(r.dtype) << ": " << r.inputs << " inputs, "
+           << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
+           << static_cast<int>(r.seconds * 10) / 10.0 << " s)";
+  if (r.crashes + r.timeouts + r.exceptions > 0)
+    progress << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
+             << " threw";
+  progress << std::endl;
+}
+
+void write_summary(const RunOptions& opts, const RunResult& res, double seconds) {
+  json::Value summary;
+  summary.set("target", opts.family);
+  summary.set("seed", static_cast<unsigned long long>(opts.seed));
+  if (opts.only_case >= 0) summary.set("case", static_cast<long long>(opts.only_case));
+  summary.set("seconds", seconds);
+  json::Array results;
+  for (const auto& r : res.results) results.push_back(impl_result_json(r));
+  summary.set("results", std::move(results));
+  summary.set("exit_code", res.exit_code);
+  reports::write_json_atomically(res.summary_path, summary);
+}
+
+}  // namespace
+
+RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
+  const std::vector<Work> work = select_work(registry, opts);
   progress << "stabfuzz " << opts.family << ": seed " << opts.seed;
   if (opts.only_case >= 0)
     progress << ", case " << opts.only_case;
@@ -374,105 +316,19 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   const auto start = Clock::now();
   Progress status(opts, work.size(), progress);
   for (size_t w = 0; w < work.size(); ++w) {
-    const Family* fam = work[w].family;
-    const Target& t = *work[w].target;
-    const DType d = work[w].dtype;
-    ImplResult r;
-    r.family = fam->name;
-    r.impl = t.id;
-    r.kind = t.kind;
-    r.dtype = d;
-    r.has_cestac = static_cast<bool>(t.cestac);
-    r.min_digits = dtype_max_digits(d);
-    const auto t0 = Clock::now();
     // Each implementation x dtype gets an equal share of what is left of the budget.
+    const auto t0 = Clock::now();
     const double share = opts.budget_s > 0
                              ? (opts.budget_s - std::chrono::duration<double>(t0 - start).count()) /
                                    double(work.size() - w)
                              : 0;
-    // Isolated targets run in a fork server of their own for this pair.
-    std::optional<Isolator> iso;
-    if (t.isolated) iso.emplace(t, opts.timeout_ms);
-    const int64_t first = opts.only_case >= 0 ? opts.only_case : 0;
-    const int64_t last =
-        opts.only_case >= 0 ? opts.only_case + 1 : (opts.runs > 0 ? opts.runs : INT64_MAX);
-    for (int64_t k = first; k < last; ++k) {
-      const auto now = Clock::now();
-      const double elapsed = std::chrono::duration<double>(now - t0).count();
-      // Every pair runs at least one input, even when an earlier pair overran its share.
-      if (opts.budget_s > 0 && opts.only_case < 0 && k > first && elapsed >= share) break;
-      status.tick(now, t.id, d, w, r);
-      auto sh = case_shrinkable(*fam, d, opts.seed, k);
-      const Input in = sh.value();
-      if (auto bad = fam->validate(in))  // a regime that breaks its own contract is a harness bug
-        throw std::logic_error("regime '" + case_regime(*fam, k).name + "' of " + fam->name +
-                               " generated an invalid " + std::string(dtype_name(d)) +
-                               " input: " + *bad);
-      const CestacRequest req = cestac_request(t, d, opts.seed, k, opts.cestac);
-      const Outcome o = evaluate_outcome(*fam, t, in, req, iso ? &*iso : nullptr);
-      const Verdict& v = o.verdict;
-      ++r.inputs;
-      ++r.regime_inputs[case_regime(*fam, k).name];
-      if (o.failure != Failure::none) {  // nothing to judge: the input itself is the finding
-        ++r.failing_inputs;
-        ++(o.failure == Failure::crash     ? r.crashes
-           : o.failure == Failure::timeout ? r.timeouts
-                                           : r.exceptions);
-        if (r.findings >= opts.max_findings) continue;
-        const CaseKey key{fam->name, t.id, d, opts.seed, k};
-        writer.append(failure_json(*fam, t, key, case_regime(*fam, k).name, in, o, opts));
-        ++r.findings;
-        continue;
-      }
-      if (v.undecidable) ++r.undecidable;
-      r.max_ulp = std::max(r.max_ulp, v.max_ulp);
-      r.max_ratio = std::max(r.max_ratio, v.max_ratio);
-      if (v.has_cestac) r.min_digits = std::min(r.min_digits, v.min_digits);
-      if (!v.finding()) continue;
-      ++r.failing_inputs;
-      r.oracle_detections += v.oracle_fired;
-      r.cestac_detections += v.cestac_fired;
-      if (r.findings >= opts.max_findings) continue;
-      // A candidate that crashes or hangs while shrinking is not the numerical failure shrunk.
-      auto fails = [&](const Input& x) {
-        const Outcome c = evaluate_outcome(*fam, t, x, req, iso ? &*iso : nullptr);
-        return c.failure == Failure::none && c.verdict.finding();
-      };
-      // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
-      auto [small, steps] =
-          shrink(fails, sh, opts.shrink_evals, opts.budget_s > 0 ? std::max(0.5, share) : 0);
-      const Input sin = small.value();
-      const Outcome so = evaluate_outcome(*fam, t, sin, req, iso ? &*iso : nullptr);
-      const Verdict sv = so.failure == Failure::none ? so.verdict : v;
-      const CaseKey key{fam->name, t.id, d, opts.seed, k};
-      writer.append(finding_json(*fam, t, key, case_regime(*fam, k).name, sin, sv, in.total_size(),
-                                 steps, "property",
-                                 opts.replay_command ? opts.replay_command(key) : ""));
-      ++r.findings;
-    }
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    const ImplResult r = PairRun(work[w], opts, writer).run(t0, share, status, w);
     status.finish_pair(r);
-    progress << "  " << t.id << " " << dtype_name(d) << ": " << r.inputs << " inputs, "
-             << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
-             << static_cast<int>(r.seconds * 10) / 10.0 << " s)";
-    if (r.crashes + r.timeouts + r.exceptions > 0)
-      progress << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
-               << " threw";
-    progress << std::endl;
-    if (r.findings > 0 && t.kind != TargetKind::injected) res.exit_code = 1;
+    print_pair(progress, r);
+    if (r.findings > 0 && r.kind != TargetKind::injected) res.exit_code = 1;
     res.results.push_back(r);
   }
-
-  json::Value summary;
-  summary.set("target", opts.family);
-  summary.set("seed", static_cast<unsigned long long>(opts.seed));
-  if (opts.only_case >= 0) summary.set("case", static_cast<long long>(opts.only_case));
-  summary.set("seconds", std::chrono::duration<double>(Clock::now() - start).count());
-  json::Array results;
-  for (const auto& r : res.results) results.push_back(impl_result_json(r));
-  summary.set("results", std::move(results));
-  summary.set("exit_code", res.exit_code);
-  reports::write_json_atomically(res.summary_path, summary);
+  write_summary(opts, res, std::chrono::duration<double>(Clock::now() - start).count());
   if (opts.write_reports) res.report_paths = reports::write_reports(opts.out_dir, progress);
   return res;
 }

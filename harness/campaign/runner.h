@@ -9,20 +9,15 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/record.h"
 #include "reports/json.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::campaign {
 
-// What identifies one generated input, enough to rebuild it and its CESTAC stream.
-struct CaseKey {
-  std::string family;
-  std::string impl;
-  DType dtype;
-  uint64_t seed;
-  int64_t index;
-};
+using pipeline::CaseKey;
+using pipeline::ImplResult;
 
 // Filled from the CLI's flag table (harness/cli/flags.inc), the only place defaults live.
 struct RunOptions {
@@ -45,28 +40,6 @@ struct RunOptions {
   std::function<std::string(const CaseKey&)> replay_command;
 };
 
-struct ImplResult {
-  std::string family;
-  std::string impl;
-  TargetKind kind = TargetKind::reference;
-  DType dtype = DType::f64;
-  int64_t inputs = 0;
-  int64_t failing_inputs = 0;
-  int64_t findings = 0;  // recorded in findings.jsonl
-  int64_t undecidable = 0;
-  int64_t oracle_detections = 0;
-  int64_t cestac_detections = 0;
-  int64_t crashes = 0;     // isolated targets: inputs that killed the child (a signal, an exit)
-  int64_t timeouts = 0;    // ... that ran past --timeout-ms
-  int64_t exceptions = 0;  // ... on which the target threw instead of answering
-  double max_ulp = 0;
-  double max_ratio = 0;
-  double min_digits = 0;
-  bool has_cestac = false;
-  double seconds = 0;
-  std::map<std::string, int64_t> regime_inputs;  // inputs generated per value regime
-};
-
 struct RunResult {
   std::vector<ImplResult> results;
   std::string findings_path;
@@ -78,34 +51,6 @@ struct RunResult {
 };
 
 // FNV-1a of a name: the platform-independent hash that keys replayable streams (std::hash is not).
-uint64_t hash_str(std::string_view s);
-
-// Evaluates one input on one target: native run, oracle, CESTAC, verdict.
-Verdict evaluate(const Family& family, const Target& target, const Input& in,
-                 const CestacRequest& req);
-
-// Rebuilds input `index` of a run: the same for every implementation of the family.
-Input make_case(const Family& family, DType d, uint64_t seed, int64_t index);
-
-// Greedy shrink of a failing input (the run loop's): the simplest input that is still a finding,
-// and the number of shrink steps taken, within `budget` evaluations and, when `max_seconds` > 0,
-// that much time (a time-budgeted run must not spend minutes shrinking one large input).
-std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
-                                         const Input& in, const CestacRequest& req, int64_t budget,
-                                         double max_seconds = 0);
-
-// One findings.jsonl line: the finding on `in` (after shrinking from original_n values), found by
-// `engine` ("property", "fuzz"), with the command line that replays it. Shared by every engine.
-json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
-                         const std::string& regime, const Input& in, const Verdict& v,
-                         size_t original_n, int64_t shrink_steps, const std::string& engine,
-                         const std::string& replay);
-
-// One row of summary.json's "results" (what reports::load_run reads back).
-json::Value impl_result_json(const ImplResult& r);
-
-// Runs one family, or every family when opts.family is "all". Throws InputError for an unknown
-// family or implementation, or an unsupported dtype.
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress);
 
 }  // namespace stabfuzz::campaign

@@ -370,7 +370,7 @@ int run(const Options& o) {
   const int cancel = o.cancel_digits;
   ro.timeout_ms = o.timeout_ms;
   ro.write_reports = !o.no_reports;
-  ro.replay_command = [cancel, extra = plugin_flags(o)](const campaign::CaseKey& k) {
+  ro.replay_command = [cancel, extra = plugin_flags(o)](const pipeline::CaseKey& k) {
     std::vector<std::pair<std::string, std::string>> flags = extra;
     flags.insert(flags.end(), {{"target", k.family},
                                {"impl", k.impl},

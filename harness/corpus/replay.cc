@@ -12,18 +12,14 @@
 #include <sstream>
 
 #include "harness/campaign/isolate.h"
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
 #include "reports/junit.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::corpus {
 namespace {
 
-uint64_t hash_str(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
+using pipeline::hash_str;
 
 std::string ratio_text(const Verdict& v) {
   std::ostringstream os;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
 #include "harness/corpus/corpus.h"
+#include "harness/pipeline/verdict.h"
 
 namespace stabfuzz::corpus {
 

@@ -12,7 +12,8 @@
 #include <sstream>
 
 #include "harness/campaign/inject.h"
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
 
@@ -33,8 +34,8 @@ Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64
     const Input in = campaign::generate_case(f, g, d, seed, k / nd);
     CestacRequest req;
     req.seed = seed;
-    req.stream = campaign::hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
-    const Verdict v = campaign::evaluate(f, t, in, req);
+    req.stream = pipeline::hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
+    const Verdict v = pipeline::evaluate(f, t, in, req);
     tr.inputs = k + 1;
     tr.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (v.finding()) {

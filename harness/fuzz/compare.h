@@ -1,6 +1,6 @@
 // `stabfuzz fuzz-compare`: inputs and seconds to the first detection of planted bugs, per engine.
 //
-// Engines: property (the runner's regime inputs, campaign::make_case), fuzz with error-guided
+// Engines: property (the runner's regime inputs, pipeline::make_case), fuzz with error-guided
 // feedback, fuzz with coverage feedback only (each a `stabfuzz fuzz` child process: libFuzzer is
 // process-global), and the uniform random baseline (campaign::generate_case, Generator::uniform).
 // Each runs every mutant from several seeds up to an input budget; the median over seeds counts a

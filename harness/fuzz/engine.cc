@@ -15,6 +15,7 @@
 #include "harness/corpus/corpus.h"
 #include "harness/corpus/replay.h"
 #include "harness/fuzz/executor.h"
+#include "harness/pipeline/evaluate.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "stabfuzz/errors.h"
@@ -36,7 +37,7 @@ struct State {
   TablePrinter table = nullptr;
   std::optional<Executor> exec;
   std::unique_ptr<reports::FindingsWriter> writer;
-  std::map<std::pair<std::string, DType>, campaign::ImplResult> results;  // by (impl, dtype)
+  std::map<std::pair<std::string, DType>, pipeline::ImplResult> results;  // by (impl, dtype)
   std::vector<std::pair<std::string, DType>> order;                       // first-seen order
   Clock::time_point start, next_progress;
   int64_t execs = 0, invalid = 0, findings = 0;
@@ -50,11 +51,11 @@ State* g = nullptr;
 
 double elapsed() { return std::chrono::duration<double>(Clock::now() - g->start).count(); }
 
-campaign::ImplResult& row(const Target& t, DType d) {
+pipeline::ImplResult& row(const Target& t, DType d) {
   const auto key = std::make_pair(t.id, d);
   auto it = g->results.find(key);
   if (it == g->results.end()) {
-    campaign::ImplResult r;
+    pipeline::ImplResult r;
     r.family = g->exec->family().name;
     r.impl = t.id;
     r.kind = t.kind;
@@ -84,9 +85,9 @@ void record_finding(const Target& t, const Execution& ex, const Verdict& v, cons
   const CestacRequest req = g->exec->request(t, in.dtype);
   // With --time, one shrink may take a tenth of it (at least 0.5 s), so short runs stay short.
   auto [small, steps] =
-      campaign::shrink_failing(fam, t, in, req, g->opts.shrink_evals,
+      pipeline::shrink_failing(fam, t, in, req, g->opts.shrink_evals,
                                g->opts.time_s > 0 ? std::max(0.5, g->opts.time_s / 10) : 0);
-  Verdict sv = campaign::evaluate(fam, t, small, req);
+  Verdict sv = pipeline::evaluate(fam, t, small, req);
   if (!sv.finding()) {  // cannot happen with a deterministic target; keep the original then
     small = in;
     steps = 0;
@@ -116,9 +117,9 @@ void record_finding(const Target& t, const Execution& ex, const Verdict& v, cons
   const corpus::ReplayOutcome check = corpus::check(*g->registry, corpus::read_file(path), path);
   if (!check.ok)
     std::cerr << "stabfuzz: warning: " << path << " does not replay: " << check.message << "\n";
-  const campaign::CaseKey key{fam.name, t.id, in.dtype, g->exec->seed(), g->execs - 1};
+  const pipeline::CaseKey key{fam.name, t.id, in.dtype, g->exec->seed(), g->execs - 1};
   json::Value j =
-      campaign::finding_json(fam, t, key, fam.regimes[ex.decoded.regime].name, small, sv,
+      pipeline::finding_json(fam, t, key, fam.regimes[ex.decoded.regime].name, small, sv,
                              in.total_size(), steps, "fuzz", "stabfuzz replay " + path);
   j.set("feedback", g->opts.feedback == Feedback::error ? "error" : "coverage");
   j.set("execution", static_cast<long long>(g->execs));
@@ -155,13 +156,13 @@ int finish() {
   res.findings_path = g->findings_path;
   res.summary_path = g->summary_path;
   for (const auto& key : g->order) {
-    campaign::ImplResult r = g->results.at(key);
+    pipeline::ImplResult r = g->results.at(key);
     if (r.findings > 0 && r.kind != TargetKind::injected) res.exit_code = 1;
     res.results.push_back(r);
   }
   json::Value s = summary();
   json::Array rows;
-  for (const auto& r : res.results) rows.push_back(campaign::impl_result_json(r));
+  for (const auto& r : res.results) rows.push_back(pipeline::impl_result_json(r));
   s.set("results", std::move(rows));
   s.set("exit_code", res.exit_code);
   reports::write_json_atomically(res.summary_path, s);
@@ -214,7 +215,7 @@ int callback(const uint8_t* data, size_t size) {
   bool stop = false;
   for (const auto& tv : ex.verdicts) {
     const Verdict& v = tv.verdict;
-    campaign::ImplResult& r = row(*tv.target, ex.decoded.input.dtype);
+    pipeline::ImplResult& r = row(*tv.target, ex.decoded.input.dtype);
     ++r.inputs;
     ++r.regime_inputs[g->exec->family().regimes[ex.decoded.regime].name];
     r.seconds = elapsed();

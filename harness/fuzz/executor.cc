@@ -1,9 +1,10 @@
-// One fuzz execution, judged like every other engine's input (campaign::evaluate).
+// One fuzz execution, judged like every other engine's input (pipeline::evaluate).
 #include "harness/fuzz/executor.h"
 
 #include <algorithm>
 
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::fuzz {
@@ -45,7 +46,7 @@ CestacRequest Executor::request(const Target& t, DType d) const {
   CestacRequest r;
   r.config = config_;
   r.seed = seed_;
-  r.stream = campaign::hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);  // as corpus::check
+  r.stream = pipeline::hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);  // as corpus::check
   return r;
 }
 
@@ -57,7 +58,7 @@ Execution Executor::run(const uint8_t* data, size_t size) const {
   const DType d = ex.decoded.input.dtype;
   for (const Target* t : targets_) {
     if (std::find(t->dtypes.begin(), t->dtypes.end(), d) == t->dtypes.end()) continue;
-    TargetVerdict tv{t, campaign::evaluate(*family_, *t, ex.decoded.input, request(*t, d))};
+    TargetVerdict tv{t, pipeline::evaluate(*family_, *t, ex.decoded.input, request(*t, d))};
     record(feedback_, tv.verdict, d, ex.decoded.regime);
     ex.verdicts.push_back(std::move(tv));
   }

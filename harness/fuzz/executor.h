@@ -1,15 +1,15 @@
 // One fuzz execution: bytes -> input -> every selected implementation, native + CESTAC + oracle,
 // verdict, feedback counters. Shared by `stabfuzz fuzz` and the standalone fuzz/<family>_fuzz
-// targets, so both judge an input the same way the property engine does (campaign::evaluate).
+// targets, so both judge an input the same way the property engine does (pipeline::evaluate).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
 #include "harness/fuzz/decoder.h"
 #include "harness/fuzz/feedback.h"
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::fuzz {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
 
 namespace stabfuzz::fuzz {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "harness/campaign/verdict.h"
+#include "harness/pipeline/verdict.h"
 
 namespace stabfuzz::fuzz {
 

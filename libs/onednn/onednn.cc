@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "families/params.h"
 #include "libs/libraries.h"
 #include "libs/storage.h"
 
@@ -94,7 +95,7 @@ std::vector<double> normalize(const Input& in, const typename P::primitive_desc&
 
 std::vector<double> layer_norm(const Input& in) {
   const memory::desc md({1, size_of(in)}, data_type(in.dtype), Tag::ab);
-  const auto eps = static_cast<float>(dtype_param(in, "eps", 1e-5));
+  const auto eps = static_cast<float>(dtype_param(in, "eps", params::kLayerNormEps));
   using LN = dnnl::layer_normalization_forward;
   const LN::primitive_desc pd(
       {dnnl::prop_kind::forward_training, md, eps, dnnl::normalization_flags::none}, ctx().engine);
@@ -105,7 +106,7 @@ std::vector<double> layer_norm(const Input& in) {
 std::vector<double> batch_norm(const Input& in) {
   const auto& t = in.args[0];
   const memory::desc md({t.shape.at(0), t.shape.at(1)}, data_type(in.dtype), Tag::nc);
-  const auto eps = static_cast<float>(dtype_param(in, "eps", 1e-5));
+  const auto eps = static_cast<float>(dtype_param(in, "eps", params::kBatchNormEps));
   using BN = dnnl::batch_normalization_forward;
   const BN::primitive_desc pd(
       {dnnl::prop_kind::forward_training, md, eps, dnnl::normalization_flags::none}, ctx().engine);

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "families/params.h"
 #include "libs/libraries.h"
 #include "libs/torch/torch_api.h"
-#include "oracles/linalg.h"
 
 namespace stabfuzz::libs {
 namespace {
@@ -72,7 +72,7 @@ Input prepared(const Input& in, const Spec& s) {
     p.set_param(name, v);
   }
   if (std::string_view(s.id).starts_with("attention/")) {
-    const auto a = oracle::attention_params(in, static_cast<double>(in.args.at(0).shape.at(1)));
+    const auto a = params::attention_params(in, static_cast<double>(in.args.at(0).shape.at(1)));
     p.set_param("scale", a.scale);
     p.set_param("causal", a.causal ? 1 : 0);
   }
@@ -86,14 +86,18 @@ const std::vector<Spec>& specs() {
       {"logsumexp/torch/logsumexp", "at::logsumexp(x, {0})"},
       {"layer_norm/torch/layer_norm",
        "at::layer_norm(x, {n}, no weight, no bias, eps)",
-       {{"eps", 1e-5}}},
+       {{"eps", params::kLayerNormEps}}},
       {"batch_norm/torch/batch_norm",
        "at::batch_norm(x [n, c], training, no running stats, no weight or bias, eps)",
-       {{"eps", 1e-5}}},
+       {{"eps", params::kBatchNormEps}}},
       {"sum/torch/sum", "at::sum(x)", {}, true, true},
       {"mean/torch/mean", "at::mean(x)"},
-      {"var/torch/var", "at::var(x, unbiased)", {{"unbiased", 1}}, true, true},
-      {"std/torch/std", "at::std(x, unbiased)", {{"unbiased", 1}}},
+      {"var/torch/var",
+       "at::var(x, unbiased)",
+       {{"unbiased", params::kUnbiasedDefault}},
+       true,
+       true},
+      {"std/torch/std", "at::std(x, unbiased)", {{"unbiased", params::kUnbiasedDefault}}},
       {"l2_norm/torch/vector_norm", "at::linalg_vector_norm(x, 2)"},
       {"cumsum/torch/cumsum", "at::cumsum(x, 0)"},
       {"logcumsumexp/torch/logcumsumexp", "at::logcumsumexp(x, 0)"},
@@ -118,7 +122,7 @@ const std::vector<Spec>& specs() {
       {"kl_div/torch/kl_div", "at::kl_div(logq, p, reduction sum, log_target false)"},
       {"pairwise_distance/torch/pairwise_distance",
        "at::pairwise_distance(a, b, 2, eps)",
-       {{"eps", oracle::kPairwiseEpsDefault}}},
+       {{"eps", params::kPairwiseEpsDefault}}},
       {"dot/torch/dot", "at::dot(a, b)"},
       {"gemm/torch/matmul", "at::matmul(A, B)"},
       {"attention/torch/scaled_dot_product_attention",

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "oracles/linalg.h"
+#include "families/params.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
 
@@ -110,15 +110,15 @@ inline size_t dim(const std::vector<int64_t>& shape, size_t k) {
 
 }  // namespace linalg_detail
 
-// Entry points that run f16 and bf16 inputs through the operator in f32 (oracle::opmath_dtype:
+// Entry points that run f16 and bf16 inputs through the operator in f32 (params::opmath_dtype:
 // PyTorch's opmath, flash attention's f32 accumulators) and round each output once to the dtype;
 // f64 and f32 run as themselves. The inputs are exact in f32, so the oracle sees what ran.
 template <class Op>
 std::function<std::vector<double>(const Input&)> opmath_native() {
   return [](const Input& in) {
-    if (oracle::opmath_dtype(in.dtype) == in.dtype) return op_native<Op>()(in);
+    if (params::opmath_dtype(in.dtype) == in.dtype) return op_native<Op>()(in);
     Input wide = in;
-    wide.dtype = oracle::opmath_dtype(in.dtype);
+    wide.dtype = params::opmath_dtype(in.dtype);
     std::vector<double> y = op_native<Op>()(wide);
     for (auto& v : y) v = round_to(in.dtype, v);
     return y;
@@ -128,9 +128,9 @@ std::function<std::vector<double>(const Input&)> opmath_native() {
 template <class Op>
 std::function<CestacOutput(const Input&, const CestacRequest&)> opmath_cestac() {
   return [](const Input& in, const CestacRequest& req) {
-    if (oracle::opmath_dtype(in.dtype) == in.dtype) return op_cestac<Op>()(in, req);
+    if (params::opmath_dtype(in.dtype) == in.dtype) return op_cestac<Op>()(in, req);
     Input wide = in;
-    wide.dtype = oracle::opmath_dtype(in.dtype);
+    wide.dtype = params::opmath_dtype(in.dtype);
     return op_cestac<Op>()(wide, req);
   };
 }
@@ -176,7 +176,7 @@ struct AttentionStable {
     using std::isfinite;
     const size_t s = dim(a.shape(0), 0), d = dim(a.shape(0), 1), t = dim(a.shape(1), 0);
     const size_t dv = dim(a.shape(2), 1);
-    const auto prm = oracle::attention_params(*a.input, static_cast<double>(d));
+    const auto prm = params::attention_params(*a.input, static_cast<double>(d));
     const T scale = T(prm.scale);
     const T* q = a.x[0].data();
     const T* k = a.x[1].data();
@@ -245,7 +245,7 @@ struct CosineSimilarityStable {
     const T na = sqrt(pairwise_sum(buf.data(), n));  // >= 1: the largest entry is exactly +-1
     for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hy[i]);
     const T nb = sqrt(pairwise_sum(buf.data(), n));
-    const T eps = T(oracle::cosine_eps(*a.input));
+    const T eps = T(params::cosine_eps(*a.input));
     const T hi = sa > sb ? sa : sb, lo = sa > sb ? sb : sa;
     const T nn = na * nb;
     const T c = dot / nn;
@@ -279,7 +279,7 @@ struct PairwiseDistanceStable {
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::sqrt;
     const size_t n = a.x[0].size();
-    const T eps = T(oracle::pairwise_eps(*a.input));
+    const T eps = T(params::pairwise_eps(*a.input));
     std::vector<T> d(n);
     for (size_t i = 0; i < n; ++i) d[i] = (a.x[0][i] - a.x[1][i]) + eps;
     const T s = linalg_detail::max_abs(d.data(), n);
@@ -299,7 +299,7 @@ struct AdamStable {
     using std::isinf;
     using std::log1p;
     using std::sqrt;
-    const auto prm = oracle::adam_params(*a.input);
+    const auto prm = params::adam_params(*a.input);
     const T lr = T(prm.lr), eps = T(prm.eps), t = T(prm.step);
     const T c1 = T(1 - prm.beta1), c2 = T(1 - prm.beta2);  // exact: the dtype's 1 - beta
     const T bc1 = prm.beta1 == 0 ? T(1) : -expm1(t * log1p(-c1));

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "families/params.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
 
@@ -158,7 +159,8 @@ struct LayerNormStable {
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
     std::vector<T> y(x.size());
-    norm_kernels::layer_norm_row(x.data(), y.data(), x.size(), T(a.param("eps", 1e-5)));
+    norm_kernels::layer_norm_row(x.data(), y.data(), x.size(),
+                                 T(a.param("eps", params::kLayerNormEps)));
     return y;
   }
 };
@@ -169,7 +171,7 @@ struct RmsNormStable {
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
     std::vector<T> y(x.size());
-    norm_kernels::scaled_normalize(x, y.data(), T(a.param("eps", 1e-6)));
+    norm_kernels::scaled_normalize(x, y.data(), T(a.param("eps", params::kRmsNormEps)));
     return y;
   }
 };
@@ -181,7 +183,7 @@ struct BatchNormStable {
     const auto& x = a.x[0];
     const auto rows = static_cast<size_t>(a.shape(0).at(0));
     const auto cols = static_cast<size_t>(a.shape(0).at(1));
-    const T eps(a.param("eps", 1e-5));
+    const T eps(a.param("eps", params::kBatchNormEps));
     std::vector<T> y(x.size()), col(rows), out(rows);
     for (size_t c = 0; c < cols; ++c) {
       for (size_t r = 0; r < rows; ++r) col[r] = x[r * cols + c];

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "oracles/reductions.h"
+#include "families/params.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
@@ -133,7 +133,7 @@ struct VarianceStable {
     using std::sqrt;
     const std::vector<T>& x = a.x.at(0);
     const size_t n = x.size();
-    const double correction = a.param("unbiased", oracle::kUnbiasedDefault);
+    const double correction = a.param("unbiased", params::kUnbiasedDefault);
     const T m = max_abs(x);
     if (m == T(0)) return {T(0)};
     const long k = pow2_exponent(m);

@@ -4,9 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "families/params.h"
 #include "harness/core/cuda_probe.h"
-#include "oracles/linalg.h"
-#include "oracles/reductions.h"
 #include "stabfuzz/gpu/cestac_core.h"
 #include "targets/cublas/gemm_cublas.h"
 #include "targets/cuda/kernels.h"
@@ -21,8 +20,8 @@ static_assert(cestac::kFlagInvalidOperation ==
               1u << static_cast<int>(cestac::Kind::invalid_operation));
 static_assert(cestac::kDeviceFlagKinds <= cestac::kKindCount);
 
-// eps defaults of the layer_norm and rms_norm contracts (targets/normalization.cc, the oracles').
-constexpr double kLayerNormEps = 1e-5, kRmsNormEps = 1e-6;
+using params::kLayerNormEps;
+using params::kRmsNormEps;
 
 size_t dim(const Input& in, size_t arg, size_t k) {
   return static_cast<size_t>(in.args.at(arg).shape.at(k));
@@ -39,14 +38,14 @@ cuda::Problem problem_of(cuda::Kernel k, const Input& in) {
       p.eps = in.param("eps", kRmsNormEps);
       break;
     case cuda::Kernel::var:
-      p.unbiased = in.param("unbiased", oracle::kUnbiasedDefault);
+      p.unbiased = in.param("unbiased", params::kUnbiasedDefault);
       break;
     case cuda::Kernel::gemm:
       p.m = dim(in, 0, 0), p.k = dim(in, 0, 1), p.n = dim(in, 1, 1);
       break;
     case cuda::Kernel::attention: {
       p.s = dim(in, 0, 0), p.d = dim(in, 0, 1), p.t = dim(in, 1, 0), p.dv = dim(in, 2, 1);
-      const auto prm = oracle::attention_params(in, static_cast<double>(p.d));
+      const auto prm = params::attention_params(in, static_cast<double>(p.d));
       p.scale = prm.scale;
       p.causal = prm.causal;
       break;

@@ -8,7 +8,8 @@
 #include <set>
 #include <thread>
 
-#include "harness/campaign/runner.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
 #include "injectors/fault_plan.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
@@ -111,7 +112,7 @@ TEST(Faults, RegistryFaultMutantsReportWhereTheyStruck) {
       ASSERT_TRUE(t.injection) << t.id;
       EXPECT_FALSE(t.injection->plants.empty() || t.injection->fails_where.empty() ||
                    t.injection->fix.empty());
-      const Input in = campaign::make_case(f, t.dtypes[0], 1, 0);
+      const Input in = pipeline::make_case(f, t.dtypes[0], 1, 0);
       t.native(in);
       const fault::Report* r = fault::last_report(t.id);
       ASSERT_NE(r, nullptr) << t.id;
@@ -122,7 +123,7 @@ TEST(Faults, RegistryFaultMutantsReportWhereTheyStruck) {
   // A report belongs to the fault mutant that ran last on the thread, to no other target.
   const auto [fam, t] = reg.find_target("softmax/fault/perturb_ulps");
   ASSERT_NE(t, nullptr);
-  t->native(campaign::make_case(*fam, DType::f64, 1, 0));
+  t->native(pipeline::make_case(*fam, DType::f64, 1, 0));
   EXPECT_NE(fault::last_report("softmax/fault/perturb_ulps"), nullptr);
   EXPECT_EQ(fault::last_report("softmax/fault/add_f16"), nullptr);
 }
@@ -134,10 +135,10 @@ TEST(Faults, EpsRemovedBreaksAConstantRow) {
   in.dtype = DType::f64;
   in.args.push_back(Tensor{{4}, {2, 2, 2, 2}});
   ASSERT_FALSE(fam->validate(in));
-  const Verdict v = campaign::evaluate(*fam, *t, in, CestacRequest{});
+  const Verdict v = pipeline::evaluate(*fam, *t, in, CestacRequest{});
   EXPECT_TRUE(v.finding());
   const auto [fam2, stable] = default_registry().find_target("layer_norm/cpu/stable");
-  EXPECT_FALSE(campaign::evaluate(*fam2, *stable, in, CestacRequest{}).finding());
+  EXPECT_FALSE(pipeline::evaluate(*fam2, *stable, in, CestacRequest{}).finding());
 }
 
 TEST(Inject, UniformBaselineKeepsShapesAndDrawsFromTheUnitInterval) {

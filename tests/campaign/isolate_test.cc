@@ -9,10 +9,11 @@
 #include <sstream>
 #include <thread>
 
+#include "families/all_families.h"
 #include "harness/campaign/runner.h"
+#include "harness/pipeline/evaluate.h"
 #include "reports/json.h"
 #include "reports/run_data.h"
-#include "targets/families.h"
 #include "tests/support/run_binary.h"
 
 #if defined(__has_feature)
@@ -117,13 +118,13 @@ TEST(Isolate, CestacRunsInTheChildComeBackIdentical) {
   }
   const auto o = campaign::evaluate_outcome(*f, *naive, in, req, &iso);
   EXPECT_TRUE(o.finding());
-  EXPECT_EQ(o.verdict.max_ulp, campaign::evaluate(*f, *naive, in, req).max_ulp);
+  EXPECT_EQ(o.verdict.max_ulp, pipeline::evaluate(*f, *naive, in, req).max_ulp);
 }
 
 // The run loop: crash and timeout findings in findings.jsonl, the campaign completes.
 TEST(Isolate, TheRunLoopRecordsFailuresAndGoesOn) {
   Registry reg;
-  Family f = targets::softmax_family();
+  Family f = families::softmax_family();
   f.targets.resize(1);
   Target t = misbehaving();
   // Misbehaves on long rows only: crash above 2000 values, hang between 1000 and 2000.
@@ -147,7 +148,7 @@ TEST(Isolate, TheRunLoopRecordsFailuresAndGoesOn) {
   o.timeout_ms = 200;
   o.out_dir = testing::temp_dir("isolate");
   o.write_reports = true;
-  o.replay_command = [](const campaign::CaseKey& k) {
+  o.replay_command = [](const pipeline::CaseKey& k) {
     return "replay case " + std::to_string(k.index);
   };
   std::ostringstream progress;

@@ -5,10 +5,11 @@
 
 #include <sstream>
 
+#include "families/all_families.h"
+#include "harness/pipeline/case.h"
 #include "injectors/softmax.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/op.h"
-#include "targets/families.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -27,7 +28,7 @@ campaign::RunOptions options(const std::string& family) {
 
 // The softmax family with its planted bug relabelled as a reference implementation.
 Registry mislabelled_registry() {
-  Family f = targets::softmax_family();
+  Family f = families::softmax_family();
   f.targets.erase(f.targets.begin());  // drop the stable one
   f.targets[0].id = "softmax/cpu/naive";
   f.targets[0].kind = TargetKind::reference;
@@ -63,9 +64,9 @@ TEST(Runner, ShrinksOverflowToASingleLogit) {
 TEST(Runner, InputsAreTheSameForEveryImplementation) {
   const Family* f = default_registry().find_family("softmax");
   ASSERT_NE(f, nullptr);
-  const Input a = campaign::make_case(*f, DType::f64, 9, 4);
-  const Input b = campaign::make_case(*f, DType::f64, 9, 4);
-  const Input c = campaign::make_case(*f, DType::f64, 9, 5);
+  const Input a = pipeline::make_case(*f, DType::f64, 9, 4);
+  const Input b = pipeline::make_case(*f, DType::f64, 9, 4);
+  const Input c = pipeline::make_case(*f, DType::f64, 9, 5);
   EXPECT_EQ(a.args[0].values, b.args[0].values);
   EXPECT_NE(a.args[0].values, c.args[0].values);
 }

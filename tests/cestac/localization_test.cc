@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 #include "injectors/variance.h"
 #include "stabfuzz/op.h"
 
@@ -27,7 +27,7 @@ TEST(Localization, NaiveVarianceNamesItsCancellingSubtraction) {
     std::vector<double> v(512);
     SeededEntropy e(3, 0);
     for (auto& x : v) x = 1e4 + e.normal();  // |mean| / sigma = 1e4: the one-pass formula cancels
-    Input in = gen::row_input(d, std::move(v));
+    Input in = regime::row_input(d, std::move(v));
     in.set_param("unbiased", 0);
     CestacRequest req;
     req.seed = 1;
@@ -51,7 +51,7 @@ TEST(Localization, TheSameFormulaOnACentredRowDoesNotCancel) {
   std::vector<double> v(512);
   SeededEntropy e(3, 0);
   for (auto& x : v) x = e.normal();
-  Input in = gen::row_input(DType::f64, std::move(v));
+  Input in = regime::row_input(DType::f64, std::move(v));
   in.set_param("unbiased", 0);
   CestacRequest req;
   req.seed = 1;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 
 namespace stabfuzz {
 namespace {
@@ -32,7 +32,7 @@ std::string problems(const Family& fam, const Input& in, DType d) {
   if (in.dtype != d) return "wrong dtype";
   if (in.args.size() != 1) return "not one row";
   const auto& v = in.args[0].values;
-  if (v.empty() || v.size() > gen::kMaxRowLength) return "length " + std::to_string(v.size());
+  if (v.empty() || v.size() > regime::kMaxRowLength) return "length " + std::to_string(v.size());
   for (double x : v)
     if (std::isnan(x) || !representable(d, x))
       return "value not representable: " + std::to_string(x);
@@ -142,7 +142,7 @@ std::vector<Input> shrink_closure(const Family& fam, const Input& start, size_t 
 TEST(ShrinkInput, NeverYieldsAnInvalidInput) {
   const Family& fam = softmax();
   for (DType d : kAllDTypes) {
-    const Input start = gen::row_input(d, {-INFINITY, 3.0});
+    const Input start = regime::row_input(d, {-INFINITY, 3.0});
     const auto all = shrink_closure(fam, start, 5000);
     ASSERT_FALSE(all.empty());
     bool reached_single_three = false;
@@ -180,7 +180,7 @@ TEST(ShrinkInput, GreedySearchFindsAOneElementCounterexample) {
     const auto& v = in.args[0].values;
     return *std::max_element(v.begin(), v.end()) > 700;
   };
-  const Input start = gen::row_input(DType::f64, {0.5, -1.25, 3.0, 812.375, -7.5, 2.0, 0.125});
+  const Input start = regime::row_input(DType::f64, {0.5, -1.25, 3.0, 812.375, -7.5, 2.0, 0.125});
   ASSERT_TRUE(fails(start));
   rc::Shrinkable<Input> cur = rc::shrinkable::shrinkRecur(
       start, [&fam](const Input& x) { return gen::shrink_input(fam, x); });
@@ -207,7 +207,7 @@ TEST(ShrinkInput, GreedySearchFindsAOneElementCounterexample) {
 
 TEST(ShowValue, PrintsExactHexFloats) {
   std::ostringstream os;
-  showValue(gen::row_input(DType::f32, {1.0, -INFINITY, 0.5}), os);
+  showValue(regime::row_input(DType::f32, {1.0, -INFINITY, 0.5}), os);
   EXPECT_EQ(os.str(), "f32 [0x1p+0, -inf, 0x1p-1]");
 }
 

@@ -8,9 +8,10 @@
 #include <cmath>
 #include <string>
 
-#include "harness/campaign/runner.h"
-#include "harness/campaign/verdict.h"
 #include "harness/core/cuda_probe.h"
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/family.h"
 #include "targets/cublas/gemm_cublas.h"
 
@@ -29,9 +30,9 @@ void expect_no_finding(const std::string& id, int inputs) {
   ASSERT_NE(target, nullptr) << id;
   for (DType d : target->dtypes)
     for (int64_t k = 1; k <= inputs; ++k) {
-      const Input in = campaign::make_case(*family, d, 7, k);
+      const Input in = pipeline::make_case(*family, d, 7, k);
       const CestacRequest req{7, static_cast<uint64_t>(k), {}};
-      const Verdict v = campaign::evaluate(*family, *target, in, req);
+      const Verdict v = pipeline::evaluate(*family, *target, in, req);
       EXPECT_FALSE(v.finding()) << id << " " << dtype_name(d) << " case " << k << ": ulp "
                                 << v.max_ulp << " ratio " << v.max_ratio << " digits "
                                 << v.min_digits << " cestac " << v.cestac_fired;
@@ -49,7 +50,7 @@ TEST(GpuTargets, DeviceCestacReplaysFromItsSeed) {
   for (const auto& g : targets::gpu_target_ids()) {
     if (g.id.find("/cuda/") == std::string::npos) continue;
     const auto [family, target] = default_registry().find_target(g.id);
-    const Input in = campaign::make_case(*family, DType::f32, 3, 2);
+    const Input in = pipeline::make_case(*family, DType::f32, 3, 2);
     const auto a = target->cestac(in, {5, 1, {}});
     const auto b = target->cestac(in, {5, 1, {}});
     EXPECT_EQ(a.mean, b.mean) << g.id;
@@ -70,7 +71,7 @@ TEST(GpuTargets, Tf32IsAFindingAtF32Tolerance) {
   Input in;
   in.dtype = DType::f32;
   in.args = {{{1, 1}, {1024.5}}, {{1, 1}, {1.0}}};
-  const Verdict v = campaign::evaluate(*family, *target, in, {1, 0, {}});
+  const Verdict v = pipeline::evaluate(*family, *target, in, {1, 0, {}});
   EXPECT_TRUE(v.oracle_fired) << "computed " << v.computed;
   EXPECT_NE(v.computed, 1024.5);
   EXPECT_GE(v.max_ulp, 4096);  // half a unit at 2^10, in f32 ulps (2^-13)

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/runner.h"
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
+#include "harness/pipeline/evaluate.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz {
@@ -19,28 +19,29 @@ using Params = std::vector<std::pair<std::string, double>>;
 
 Input row(DType d, std::vector<double> v, Params p = {}) {
   const auto n = static_cast<int64_t>(v.size());
-  return gen::make_input(d, {Tensor{{n}, std::move(v)}}, std::move(p));
+  return regime::make_input(d, {Tensor{{n}, std::move(v)}}, std::move(p));
 }
 Input rows2(DType d, std::vector<double> a, std::vector<double> b, Params p = {}) {
   const auto n = static_cast<int64_t>(a.size());
-  return gen::make_input(d, {Tensor{{n}, std::move(a)}, Tensor{{n}, std::move(b)}}, std::move(p));
+  return regime::make_input(d, {Tensor{{n}, std::move(a)}, Tensor{{n}, std::move(b)}},
+                            std::move(p));
 }
 Input matrix(DType d, int64_t r, int64_t c, std::vector<double> v) {
-  return gen::make_input(d, {Tensor{{r, c}, std::move(v)}});
+  return regime::make_input(d, {Tensor{{r, c}, std::move(v)}});
 }
 Input gemm(DType d, std::vector<double> a, std::vector<double> b) {
   const auto k = static_cast<int64_t>(a.size());
-  return gen::make_input(d, {Tensor{{1, k}, std::move(a)}, Tensor{{k, 1}, std::move(b)}});
+  return regime::make_input(d, {Tensor{{1, k}, std::move(a)}, Tensor{{k, 1}, std::move(b)}});
 }
 Input attention(DType d, double q, std::vector<double> v) {
-  return gen::make_input(
+  return regime::make_input(
       d, {Tensor{{1, 1}, {q}}, Tensor{{2, 1}, {1, 1}}, Tensor{{2, 1}, std::move(v)}});
 }
 // One Adam step of p, g, m, v (one value each).
 Input adam(DType d, std::vector<double> pgmv, double step, double beta2) {
   std::vector<Tensor> t;
   for (double x : pgmv) t.push_back(Tensor{{1}, {x}});
-  return gen::make_input(d, std::move(t), {{"step", step}, {"beta2", beta2}});
+  return regime::make_input(d, std::move(t), {{"step", step}, {"beta2", beta2}});
 }
 
 // One mutant's hand-picked inputs: `bad` lies in its failing region, `good` (when one exists) is
@@ -112,7 +113,7 @@ Verdict judge(const std::string& id, const Input& in) {
   if (auto err = family->validate(in)) throw std::runtime_error(id + ": invalid input: " + *err);
   CestacRequest req;
   req.seed = 1;
-  return campaign::evaluate(*family, *target, in, req);
+  return pipeline::evaluate(*family, *target, in, req);
 }
 
 // Planted formulations: injected targets named family/injected/NAME (the arithmetic fault

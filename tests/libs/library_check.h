@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/runner.h"
-#include "harness/campaign/verdict.h"
+#include "harness/pipeline/verdict.h"
 #include "libs/libraries.h"
 #include "stabfuzz/family.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
+#include "harness/pipeline/verdict.h"
 #include "oracles/mpfr_util.h"
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"

@@ -11,17 +11,17 @@
 #include <optional>
 #include <vector>
 
-#include "harness/campaign/runner.h"
-#include "harness/campaign/verdict.h"
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
+#include "harness/pipeline/evaluate.h"
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/lowp.h"
 
 namespace stabfuzz {
 namespace {
 
-using gen::row_input;
 using oracle::Unary;
+using regime::row_input;
 using LD = long double;
 
 constexpr Unary kAll[] = {Unary::exp,      Unary::log,  Unary::log1p,   Unary::expm1,
@@ -549,7 +549,7 @@ TEST(ElementwiseStable, GeluTanhIntermediatesStayFiniteUnderCestac) {
     for (DType d : kLowp) {
       SeededEntropy e(3, 0);
       const Input in = regime.sample(e, d);
-      const Verdict v = campaign::evaluate(fam, stable(Unary::gelu_tanh), in, CestacRequest{});
+      const Verdict v = pipeline::evaluate(fam, stable(Unary::gelu_tanh), in, CestacRequest{});
       EXPECT_EQ(v.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)], 0u)
           << dtype_name(d);
       EXPECT_FALSE(v.finding()) << dtype_name(d) << " " << v.max_ratio;

@@ -47,7 +47,7 @@ TEST(LinalgLowp, AttentionMatchesLongDouble) {
     const auto& K = in.args[1].values;
     const auto& V = in.args[2].values;
     const LD scale = round_to(DType::f32, 1 / std::sqrt(2.0));
-    EXPECT_EQ(oracle::attention_params(in, 2).scale, static_cast<double>(scale));
+    EXPECT_EQ(params::attention_params(in, 2).scale, static_cast<double>(scale));
     std::vector<LD> o;
     for (size_t i = 0; i < 2; ++i) {
       LD s[3], m = -INFINITY, z = 0;
@@ -76,7 +76,7 @@ TEST(LinalgLowp, CosineAndPairwiseDistanceMatchLongDouble) {
     expect_oracle_matches("cosine_similarity", c, {ab / (na * nb)});
 
     const Input p = make(d, {vec({1.0, 2.0, -0.5, 7.0}), vec({0.25, -1.5, 2.0, 6.0})});
-    const LD eps = round_to(d, oracle::kPairwiseEpsDefault);
+    const LD eps = round_to(d, params::kPairwiseEpsDefault);
     LD s = 0;
     for (size_t i = 0; i < 4; ++i) {
       const LD v = static_cast<LD>(p.args[0].values[i]) - p.args[1].values[i] + eps;
@@ -95,7 +95,7 @@ TEST(LinalgLowp, AdamMatchesLongDouble) {
                            vec({0.01, 0.04, 0.0})},
                           {{"step", 3}});
     ASSERT_FALSE(family("adam").validate(in).has_value());
-    const auto q = oracle::adam_params(in);
+    const auto q = params::adam_params(in);
     EXPECT_EQ(q.eps, static_cast<double>(1e-8f));
     EXPECT_EQ(1 - q.beta2, static_cast<double>(static_cast<float>(1 - 0.999)));
     std::vector<LD> y;

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
-#include "harness/gen/regimes.h"
-#include "targets/families.h"
+#include "families/all_families.h"
+#include "families/regimes.h"
+#include "harness/pipeline/verdict.h"
 
 namespace stabfuzz {
 namespace {
@@ -34,7 +34,7 @@ const Target& stable(const std::string& name) {
 Tensor row(Vec v) { return Tensor{{static_cast<int64_t>(v.size())}, std::move(v)}; }
 Tensor mat(int64_t r, int64_t c, Vec v) { return Tensor{{r, c}, std::move(v)}; }
 Input make(DType d, std::vector<Tensor> t, Params p = {}) {
-  return gen::make_input(d, std::move(t), std::move(p));
+  return regime::make_input(d, std::move(t), std::move(p));
 }
 Input rows(DType d, Vec a, Vec b, Params p = {}) {
   return make(d, {row(std::move(a)), row(std::move(b))}, std::move(p));
@@ -290,7 +290,7 @@ RC_GTEST_PROP(AttentionOracleProp, AgreesWithLongDouble, ()) {
   const OracleResult r = oracle_of("attention", in);
   RC_ASSERT(r.decidable);
   for (int64_t i = 0; i < s; ++i) {
-    const auto ref = attention_ld(in, i, oracle::attention_params(in, double(dim)).scale);
+    const auto ref = attention_ld(in, i, params::attention_params(in, double(dim)).scale);
     for (int j = 0; j < 2; ++j)
       if (auto y = decisive<long double>(d, ref[j], 0x1p-54L)) RC_ASSERT(r.exact[i * 2 + j] == *y);
   }
@@ -379,7 +379,7 @@ RC_GTEST_PROP(PairwiseDistanceOracleProp, AgreesWithLongDouble, ()) {
   const DType d = *rc::gen::element(DType::f64, DType::f32);
   const Input in = rows(d, *values(n), *values(n));
   // d_i errs by 2^-63 (|a_i| + |b_i| + |d_i|): y by 2^-63 (cond + n + 2), cond = c / s.
-  long double s = 0, c = 0, eps = round_to(d, oracle::kPairwiseEpsDefault);
+  long double s = 0, c = 0, eps = round_to(d, params::kPairwiseEpsDefault);
   for (size_t i = 0; i < n; ++i) {
     const long double a = in.args[0].values[i], b = in.args[1].values[i], di = a - b + eps;
     s += di * di;
@@ -401,7 +401,7 @@ Input adam_input(DType d, Vec p, Vec g, Vec m, Vec v, Params prm = {}) {
 
 // PyTorch's formula in long double with the parameters as the dtype holds them.
 long double adam_ld(const Input& in, size_t i) {
-  const auto q = oracle::adam_params(in);
+  const auto q = params::adam_params(in);
   const long double p = in.args[0].values[i], g = in.args[1].values[i];
   const long double m = in.args[2].values[i], v = in.args[3].values[i];
   const long double mp = q.beta1 * m + (1 - static_cast<long double>(q.beta1)) * g;
@@ -442,7 +442,7 @@ RC_GTEST_PROP(AdamOracleProp, AgreesWithLongDouble, ()) {
     RC_ASSERT(r.cond[i] >= 0);
     // The long double formula errs by ~2^-60 (kappa + 10) |U| + 2^-64 |p'|, kappa = (|b1 m| +
     // |(1 - b1) g|) / |m'| (the first moment's cancellation).
-    const auto q = oracle::adam_params(in);
+    const auto q = params::adam_params(in);
     const long double p = in.args[0].values[i], g = in.args[1].values[i], m = in.args[2].values[i];
     const long double y = adam_ld(in, i), u = std::fabs(p - y);
     const long double mp = q.beta1 * m + (1 - static_cast<long double>(q.beta1)) * g;
@@ -511,7 +511,7 @@ TEST(LinalgStable, NaiveFormulationsAreFindings) {
   // ulps to cancellation, seen where p = 0 (p' = -U). (At beta2 = 0.999 the loss, ~44 ulps, stays
   // within tolerance 41 x cond 1.5.)
   in = adam_input(DType::f32, {0}, {0.3}, {0.2}, {0.01}, {{"step", 3}, {"beta2", 0.9999}});
-  const auto q = oracle::adam_params(in);
+  const auto q = params::adam_params(in);
   const float b1 = q.beta1, b2 = q.beta2, g = 0.3f, m = 0.2f, v = 0.01f;
   const float mp = b1 * m + (1 - b1) * g, vp = b2 * v + (1 - b2) * g * g;
   const float bc1 = 1 - std::pow(b1, 3.0f), bc2 = 1 - std::pow(b2, 3.0f);

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/verdict.h"
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/dtype.h"
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
@@ -35,7 +35,7 @@ inline Tensor mat(int64_t r, int64_t c, std::vector<double> v) {
 
 // The input with its values rounded to the dtype (what the reference must then use).
 inline Input make(DType d, std::vector<Tensor> t, Params p = {}) {
-  return gen::make_input(d, std::move(t), std::move(p));
+  return regime::make_input(d, std::move(t), std::move(p));
 }
 
 // The oracle's answer equals the long double reference rounded to the format, output by output.

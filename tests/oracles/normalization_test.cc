@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/runner.h"
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
+#include "harness/pipeline/evaluate.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/normalization.h"
@@ -28,16 +28,16 @@ const Family& fam(const char* name) {
 
 Input row(DType d, std::vector<double> x, Params p = {}) {
   const auto n = static_cast<int64_t>(x.size());
-  return gen::make_input(d, {Tensor{{n}, std::move(x)}}, std::move(p));
+  return regime::make_input(d, {Tensor{{n}, std::move(x)}}, std::move(p));
 }
 
 Input rows2(DType d, std::vector<double> a, std::vector<double> b) {
   const auto n = static_cast<int64_t>(a.size());
-  return gen::make_input(d, {Tensor{{n}, std::move(a)}, Tensor{{n}, std::move(b)}});
+  return regime::make_input(d, {Tensor{{n}, std::move(a)}, Tensor{{n}, std::move(b)}});
 }
 
 Input matrix(DType d, int64_t n, int64_t c, std::vector<double> v, Params p = {}) {
-  return gen::make_input(d, {Tensor{{n, c}, std::move(v)}}, std::move(p));
+  return regime::make_input(d, {Tensor{{n, c}, std::move(v)}}, std::move(p));
 }
 
 double to_dtype(DType d, LD v) {
@@ -114,7 +114,7 @@ TEST(NormalizationContracts, ParametersAreChecked) {
   EXPECT_TRUE(valid("bce_with_logits", rows2(DType::f64, {-1e308}, {0.5})));
   EXPECT_FALSE(valid("batch_norm", row(DType::f64, {1, 2})));
   EXPECT_TRUE(valid("batch_norm", matrix(DType::f64, 2, 1, {1, 2})));
-  EXPECT_FALSE(valid("batch_norm", gen::make_input(DType::f64, {Tensor{{2, 2}, {1, 2, 3}}})));
+  EXPECT_FALSE(valid("batch_norm", regime::make_input(DType::f64, {Tensor{{2, 2}, {1, 2, 3}}})));
 }
 
 TEST(NormalizationContracts, RegimesAreValidAndStableTargetsPass) {
@@ -134,7 +134,7 @@ TEST(NormalizationContracts, RegimesAreValidAndStableTargetsPass) {
           const Input in = f.regimes[k].sample(e, d);
           const auto bad = f.validate(in);
           ASSERT_FALSE(bad) << name << " " << f.regimes[k].name << ": " << *bad;
-          const Verdict v = campaign::evaluate(f, t, in, CestacRequest{});
+          const Verdict v = pipeline::evaluate(f, t, in, CestacRequest{});
           EXPECT_FALSE(v.undecidable) << name << " " << f.regimes[k].name;
           EXPECT_FALSE(v.finding()) << name << " " << f.regimes[k].name << " " << dtype_name(d)
                                     << " ratio " << v.max_ratio << " deficit " << v.digits_deficit;
@@ -214,7 +214,7 @@ TEST(LogSoftmaxKernel, SubnormalTailIsRoundedOnce) {
   EXPECT_GT(r.exact[0], -dtype_min_normal(DType::f64));
   EXPECT_LE(ulp_distance(DType::f64, y[0], r.exact[0]), 3.0) << y[0] << " " << r.exact[0];
   const Family& f = fam("log_softmax");
-  EXPECT_FALSE(campaign::evaluate(f, f.targets[0], in, CestacRequest{}).finding());
+  EXPECT_FALSE(pipeline::evaluate(f, f.targets[0], in, CestacRequest{}).finding());
 }
 
 TEST(CrossEntropyOracle, IsMinusLogSoftmaxAtTheTarget) {

@@ -11,16 +11,16 @@
 #include <optional>
 #include <vector>
 
-#include "harness/campaign/runner.h"
-#include "harness/campaign/verdict.h"
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
+#include "harness/pipeline/evaluate.h"
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/lowp.h"
 
 namespace stabfuzz {
 namespace {
 
-using gen::make_input;
-using gen::row_input;
+using regime::make_input;
+using regime::row_input;
 
 constexpr DType kDTypes[] = {DType::f64, DType::f32};
 constexpr double kDenormMin = std::numeric_limits<double>::denorm_min();
@@ -428,7 +428,7 @@ TEST(ReductionFamilies, StableTargetsPassOnEveryRegime) {
         SeededEntropy e(17, r);
         const Input in = f.regimes[r].sample(e, d);
         ASSERT_FALSE(f.validate(in)) << name << " " << f.regimes[r].name << ": " << *f.validate(in);
-        const Verdict v = campaign::evaluate(f, t, in, CestacRequest{});
+        const Verdict v = pipeline::evaluate(f, t, in, CestacRequest{});
         EXPECT_FALSE(v.undecidable) << name << " " << f.regimes[r].name;
         EXPECT_FALSE(v.finding()) << name << " " << dtype_name(d) << " " << f.regimes[r].name
                                   << " ratio " << v.max_ratio << " digits deficit "
@@ -557,7 +557,7 @@ TEST(LowPrecisionStable, LogAddExpOfNoisyEqualValuesStaysFiniteUnderCestac) {
     if (regime.name != "large") continue;
     SeededEntropy e(32, 0);
     const Input in = regime.sample(e, DType::bf16);
-    const Verdict v = campaign::evaluate(f, f.targets[0], in, CestacRequest{});
+    const Verdict v = pipeline::evaluate(f, f.targets[0], in, CestacRequest{});
     EXPECT_EQ(v.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)], 0u);
     EXPECT_FALSE(v.finding()) << v.max_ratio << " " << v.digits_deficit;
   }

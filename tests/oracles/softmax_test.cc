@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 
 namespace stabfuzz {
 namespace {
 
-using gen::row_input;
+using regime::row_input;
 
 OracleResult run(DType d, std::vector<double> x) {
   return oracle::softmax(row_input(d, std::move(x)));

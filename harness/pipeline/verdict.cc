@@ -1,5 +1,5 @@
-// The verdict rule of DESIGN.md, applied output by output.
-#include "harness/campaign/verdict.h"
+// The verdict rule (docs/verdict.md), applied output by output.
+#include "harness/pipeline/verdict.h"
 
 #include <algorithm>
 #include <cmath>

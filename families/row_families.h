@@ -14,13 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/op.h"
 
-namespace stabfuzz::targets::row_gen {
+namespace stabfuzz::families::row_gen {
+using namespace targets;  // NOLINT: the reference kernels these families register
 
-using gen::row_length;
+using regime::row_length;
 using Msg = std::optional<std::string>;
 using Params = std::vector<std::pair<std::string, double>>;
 
@@ -101,12 +102,12 @@ inline std::vector<double> normals(Entropy& e, size_t n, double mean, double sd)
 
 inline Input one_row(DType d, std::vector<double> v, Params params = {}) {
   const auto n = static_cast<int64_t>(v.size());
-  return gen::make_input(d, {Tensor{{n}, std::move(v)}}, std::move(params));
+  return regime::make_input(d, {Tensor{{n}, std::move(v)}}, std::move(params));
 }
 
 inline Input two_rows(DType d, std::vector<double> a, std::vector<double> b) {
   const auto n = static_cast<int64_t>(a.size());
-  return gen::make_input(d, {Tensor{{n}, std::move(a)}, Tensor{{n}, std::move(b)}});
+  return regime::make_input(d, {Tensor{{n}, std::move(a)}, Tensor{{n}, std::move(b)}});
 }
 
 inline size_t argmax(const std::vector<double>& v) {
@@ -183,4 +184,4 @@ Family family(Contract c, std::string summary, std::vector<Regime> regimes,
   return f;
 }
 
-}  // namespace stabfuzz::targets::row_gen
+}  // namespace stabfuzz::families::row_gen

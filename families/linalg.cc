@@ -5,13 +5,15 @@
 #include <cmath>
 #include <tuple>
 
+#include "families/all_families.h"
+#include "families/linalg_gen.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/linalg.h"
-#include "targets/families.h"
-#include "targets/linalg_gen.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
+
+using namespace targets;  // NOLINT: the reference kernels this file registers
 
 using namespace linalg_gen;  // NOLINT: the group's shared vocabulary
 
@@ -113,7 +115,7 @@ GemmShape gemm_shape(Entropy& e, size_t kmin = 1, size_t kmax = 512, size_t mn_m
   return s;
 }
 Input gemm_input(DType d, const GemmShape& s, Vec a, Vec b) {
-  return gen::make_input(d, {mat(s.m, s.k, std::move(a)), mat(s.k, s.n, std::move(b))});
+  return regime::make_input(d, {mat(s.m, s.k, std::move(a)), mat(s.k, s.n, std::move(b))});
 }
 // A's columns in pairs x, x (1 + delta), B's rows y, -y, and a rank-1 residual: column r of A and
 // row r of B with a_ir b_rj = sqrt(max_j A_ij max_i A_ij) / c >= A_ij / c, A_ij the pairs' sum
@@ -212,7 +214,7 @@ AttnShape attn_shape(Entropy& e) {
 }
 Input attn_input(DType d, const AttnShape& a, Vec q, Vec k, Vec v, Params p = {}) {
   p.emplace_back("causal", a.causal ? 1 : 0);
-  return gen::make_input(
+  return regime::make_input(
       d, {mat(a.s, a.d, std::move(q)), mat(a.t, a.d, std::move(k)), mat(a.t, a.d, std::move(v))},
       std::move(p));
 }
@@ -320,4 +322,4 @@ std::vector<Family> linalg_families() {
   return out;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

@@ -3,12 +3,15 @@
 
 #include <cmath>
 
+#include "families/all_families.h"
+#include "families/params.h"
+#include "families/row_families.h"
 #include "targets/cpu/normalization.h"
-#include "targets/families.h"
-#include "targets/row_families.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
+
+using namespace targets;  // NOLINT: the reference kernels this file registers
 
 using namespace row_gen;  // NOLINT: the group's shared vocabulary
 
@@ -72,13 +75,13 @@ std::vector<Regime> log_softmax_regimes() {
           [](Entropy& e, DType) { return normals(e, row_length(e), 0, e.log_uniform(1e-3, 10)); }),
       on_row("near_overflow", "logits around the exp overflow threshold (709.8 f64, 88.7 f32)",
              [](Entropy& e, DType d) {
-               const double t = gen::exp_overflow_threshold(d);
+               const double t = regime::exp_overflow_threshold(d);
                return normals(e, row_length(e), t, e.log_uniform(0.01, 10));
              }),
       on_row("all_very_negative", "every logit below the exp underflow threshold (-708.4, -87.3)",
              [](Entropy& e, DType d) {
                auto v = normals(e, row_length(e), 0, e.log_uniform(0.01, 20));
-               const double c = gen::exp_underflow_threshold(d) * e.uniform(1.0, 1.5);
+               const double c = regime::exp_underflow_threshold(d) * e.uniform(1.0, 1.5);
                for (auto& x : v) x = c - std::fabs(x);
                return v;
              }),
@@ -203,7 +206,7 @@ Input batch(Entropy& e, DType d, Col col, Params p = {}) {
     for (size_t i = 0; i < n; ++i) v[i * c + k] = x[i];
   }
   const auto rows = static_cast<int64_t>(n), cols = static_cast<int64_t>(c);
-  return gen::make_input(d, {Tensor{{rows, cols}, std::move(v)}}, std::move(p));
+  return regime::make_input(d, {Tensor{{rows, cols}, std::move(v)}}, std::move(p));
 }
 
 std::vector<double> standard_col(Entropy& e, size_t n, DType) {
@@ -309,16 +312,16 @@ std::vector<Family> normalization_families() {
       cross_entropy_regimes(), oracle::cross_entropy, log_softmax_tolerance,
       "(m - x_t) + log1p of the pairwise sum of the other exps", check_target));
   v.push_back(family<LayerNormStable>(
-      {"layer_norm", {bounded}, 1, {"eps"}, 1e-5},
+      {"layer_norm", {bounded}, 1, {"eps"}, params::kLayerNormEps},
       "y = (x - mean) / sqrt(var + eps), row x [n], biased var, param eps (1e-5)",
       layer_norm_regimes(), oracle::layer_norm, layer_norm_tolerance,
       "corrected two-pass mean, scaled pairwise sum of squares"));
   v.push_back(family<RmsNormStable>(
-      {"rms_norm", {values}, 1, {"eps"}, 1e-6},
+      {"rms_norm", {values}, 1, {"eps"}, params::kRmsNormEps},
       "y = x / sqrt(mean(x^2) + eps), row x [n], param eps (default 1e-6)", rms_norm_regimes(),
       oracle::rms_norm, rms_norm_tolerance, "scaled pairwise sum of squares"));
   v.push_back(family<BatchNormStable>(
-      {"batch_norm", {bounded}, 2, {"eps"}, 1e-5},
+      {"batch_norm", {bounded}, 2, {"eps"}, params::kBatchNormEps},
       "training-mode batch norm of x [n, c] row-major: each channel by its batch mean and biased "
       "var, param eps (default 1e-5); output [n, c]",
       batch_norm_regimes(), oracle::batch_norm, layer_norm_tolerance,
@@ -326,4 +329,4 @@ std::vector<Family> normalization_families() {
   return v;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

@@ -5,7 +5,7 @@
 
 #include "stabfuzz/family.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 
 Family softmax_family();
 // Family groups, one file each (targets/<group>.cc, oracles/<group>.cc, targets/cpu/<group>.h).
@@ -17,4 +17,4 @@ std::vector<Family> losses_families();         // bce_with_logits, kl_div, entro
 std::vector<Family> similarity_families();     // cosine_similarity, pairwise_distance
 std::vector<Family> optimizer_families();      // adam
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

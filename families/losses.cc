@@ -1,13 +1,15 @@
 // The loss group: bce_with_logits, kl_div and entropy, as family contracts.
 #include <cmath>
 
+#include "families/all_families.h"
+#include "families/row_families.h"
 #include "oracles/normalization.h"
 #include "targets/cpu/normalization.h"
-#include "targets/families.h"
-#include "targets/row_families.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
+
+using namespace targets;  // NOLINT: the reference kernels this file registers
 
 using namespace row_gen;  // NOLINT: the group's shared vocabulary
 
@@ -226,4 +228,4 @@ std::vector<Family> losses_families() {
   return v;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

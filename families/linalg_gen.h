@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 #include "stabfuzz/lowp.h"
 
-namespace stabfuzz::targets::linalg_gen {
+namespace stabfuzz::families::linalg_gen {
 
-using gen::row_length;
+using regime::row_length;
 using Params = std::vector<std::pair<std::string, double>>;
 using Vec = std::vector<double>;
 
@@ -79,7 +79,7 @@ inline Tensor mat(size_t r, size_t c, Vec v) {
   return Tensor{{static_cast<int64_t>(r), static_cast<int64_t>(c)}, std::move(v)};
 }
 inline Input rows(DType d, Vec a, Vec b, Params p = {}) {
-  return gen::make_input(d, {vec(std::move(a)), vec(std::move(b))}, std::move(p));
+  return regime::make_input(d, {vec(std::move(a)), vec(std::move(b))}, std::move(p));
 }
 
 // Two-row regimes shared by dot, cosine_similarity and pairwise_distance.
@@ -151,4 +151,4 @@ inline Family reference_family(std::string name, std::string summary, std::vecto
                 .targets = {std::move(t)}};
 }
 
-}  // namespace stabfuzz::targets::linalg_gen
+}  // namespace stabfuzz::families::linalg_gen

@@ -2,14 +2,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "families/all_families.h"
+#include "families/linalg_gen.h"
 #include "oracles/linalg.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/linalg.h"
-#include "targets/families.h"
-#include "targets/linalg_gen.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
+
+using namespace targets;  // NOLINT: the reference kernels this file registers
 
 using namespace linalg_gen;  // NOLINT: the group's shared vocabulary
 
@@ -29,16 +31,16 @@ double adam_tolerance(DType, size_t) { return 41; }
 Input adam_input(Entropy& e, DType d, size_t n, double s, size_t max_step, double p_scale = 1) {
   Vec g = normals(e, n, s), v(n);
   for (size_t i = 0; i < n; ++i) v[i] = g[i] * g[i] * e.log_uniform(0.1, 10);
-  return gen::make_input(d,
-                         {vec(normals(e, n, p_scale)), vec(g), vec(normals(e, n, s / 2)), vec(v)},
-                         {{"step", double(log_int(e, 1, max_step))}});
+  return regime::make_input(
+      d, {vec(normals(e, n, p_scale)), vec(g), vec(normals(e, n, s / 2)), vec(v)},
+      {{"step", double(log_int(e, 1, max_step))}});
 }
 // The gradient scale's lower end: in f16 g^2 stays normal (>= 6e-5) from g = 1e-2 on.
 double grad_lo(DType d) { return d == DType::f16 ? 1e-2 : 1e-4; }
 Vec& adam_arg(Input& in, size_t k) { return in.args[k].values; }
 
 // The update U = lr m^ / (sqrt(v^) + eps) the target forms, in long double.
-long double adam_update(const oracle::AdamParams& q, long double g, long double m, long double v) {
+long double adam_update(const params::AdamParams& q, long double g, long double m, long double v) {
   const long double mp = q.beta1 * m + (1 - q.beta1) * g;
   const long double vp = q.beta2 * v + (1 - q.beta2) * g * g;
   const long double bc1 = 1 - std::pow(static_cast<long double>(q.beta1), q.step);
@@ -64,7 +66,7 @@ std::vector<Regime> adam_regimes() {
          adam_arg(in, 1).assign(n, 0.0);
          adam_arg(in, 2) = log_mags(e, n, f16 ? 1e-4 : 1e-12, f16 ? 1e-2 : 1e-6);
          for (auto& x : adam_arg(in, 3)) x = e.log_uniform(f16 ? 1e-7 : 1e-30, f16 ? 1e-5 : 1e-12);
-         return gen::make_input(d, std::move(in.args), std::move(in.params));
+         return regime::make_input(d, std::move(in.args), std::move(in.params));
        }},
       {"cancel_update", "p = U (1 + 1/C), m of g's sign (no cancellation in m'): cond ~ 2C",
        [](Entropy& e, DType d) {
@@ -72,7 +74,7 @@ std::vector<Regime> adam_regimes() {
          const double s = e.log_uniform(grad_lo(d), 10),
                       c = 1 / cond_target(e, d, adam_tolerance(d, n));
          Input in = adam_input(e, d, n, s, 100);
-         const auto q = oracle::adam_params(in);
+         const auto q = params::adam_params(in);
          for (size_t i = 0; i < n; ++i) {
            const double g = adam_arg(in, 1)[i];
            const double m = round_to(d, std::copysign(adam_arg(in, 2)[i], g));
@@ -86,7 +88,7 @@ std::vector<Regime> adam_regimes() {
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
          Input in = adam_input(e, d, n, e.log_uniform(grad_lo(d), 10), 100);
-         const double c = depth(e, d), b1 = oracle::adam_params(in).beta1;
+         const double c = depth(e, d), b1 = params::adam_params(in).beta1;
          for (size_t i = 0; i < n; ++i)
            adam_arg(in, 2)[i] =
                round_to(d, -(1 - b1) * adam_arg(in, 1)[i] / b1 * (1 + c * e.normal()));
@@ -117,7 +119,7 @@ std::vector<Regime> adam_regimes() {
              e.log_uniform(by_range(d, 1e-150, 1e-17, 1e-2), by_range(d, 1e-100, 1e-10, 3e-2));
          Input in = adam_input(e, d, n, s, 100);
          adam_arg(in, 0) = log_mags(e, n, 8 * min_subnormal(d), by_range(d, 1e-20, 1e-20, 1e-5));
-         return gen::make_input(d, std::move(in.args), std::move(in.params));
+         return regime::make_input(d, std::move(in.args), std::move(in.params));
        }},
   };
 }
@@ -138,4 +140,4 @@ std::vector<Family> optimizer_families() {
   return out;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

@@ -1,24 +1,25 @@
 // The one explicit list of operator families stabfuzz knows.
+#include "families/all_families.h"
+
 #include "injectors/all_injectors.h"
 #include "injectors/fault_mutants.h"
 #include "libs/libraries.h"
-#include "targets/families.h"
 #include "targets/gpu_targets.h"
 
 namespace stabfuzz {
 
 Registry& mutable_default_registry() {
   static Registry registry = [] {
-    std::vector<Family> families;
-    families.push_back(targets::softmax_family());
+    std::vector<Family> all;
+    all.push_back(families::softmax_family());
     for (auto* group :
-         {targets::elementwise_families, targets::reductions_families,
-          targets::normalization_families, targets::losses_families, targets::linalg_families,
-          targets::similarity_families, targets::optimizer_families})
-      for (auto& f : group()) families.push_back(std::move(f));
-    injectors::attach_injectors(families);
+         {families::elementwise_families, families::reductions_families,
+          families::normalization_families, families::losses_families, families::linalg_families,
+          families::similarity_families, families::optimizer_families})
+      for (auto& f : group()) all.push_back(std::move(f));
+    injectors::attach_injectors(all);
     Registry r;
-    for (auto& f : families) {
+    for (auto& f : all) {
       injectors::attach_fault_mutants(f);  // arithmetic faults planted in the stable targets
       r.add(std::move(f));
     }

@@ -10,17 +10,19 @@
 #include <cstdio>
 #include <functional>
 
-#include "harness/gen/regimes.h"
+#include "families/all_families.h"
+#include "families/regimes.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/elementwise.h"
-#include "targets/families.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
 
-using gen::row_input;
-using gen::row_length;
+using namespace targets;  // NOLINT: the reference kernels this file registers
+
 using oracle::Unary;
+using regime::row_input;
+using regime::row_length;
 
 // ---- value regimes ------------------------------------------------------------------------------
 
@@ -28,7 +30,7 @@ using Draw = std::function<double(Entropy&, DType)>;
 
 // A regime whose values are drawn independently, then rounded to the dtype; rows of up to max_n.
 Regime values(std::string name, std::string description, Draw draw,
-              size_t max_n = gen::kMaxRowLength) {
+              size_t max_n = regime::kMaxRowLength) {
   return {std::move(name), std::move(description), [draw, max_n](Entropy& e, DType d) {
             std::vector<double> v(row_length(e, max_n));
             for (auto& x : v) x = draw(e, d);
@@ -72,8 +74,8 @@ Regime moderate(double s_lo, double s_hi, bool exp_range = false) {
   std::snprintf(desc, sizeof desc, "x = s N(0, 1), s log-uniform in [%g, %g]%s", s_lo, s_hi,
                 exp_range ? " (s_hi / 8 in f16)" : "");
   return values("moderate", desc, [s_lo, s_hi, exp_range](Entropy& e, DType d) {
-    const double hi = exp_range && d == DType::f16 ? s_hi * gen::exp_overflow_threshold(d) /
-                                                         gen::exp_overflow_threshold(DType::f32)
+    const double hi = exp_range && d == DType::f16 ? s_hi * regime::exp_overflow_threshold(d) /
+                                                         regime::exp_overflow_threshold(DType::f32)
                                                    : s_hi;
     return e.log_uniform(s_lo, hi) * e.normal();
   });
@@ -131,14 +133,14 @@ Regime special(double lo = -INFINITY) {
 
 Regime near_exp_overflow(std::string name, std::string description) {
   return values(std::move(name), std::move(description), [](Entropy& e, DType d) {
-    return gen::exp_overflow_threshold(d) + e.log_uniform(1e-3, 3) * e.normal();
+    return regime::exp_overflow_threshold(d) + e.log_uniform(1e-3, 3) * e.normal();
   });
 }
 
 // x between log(smallest subnormal) - 3 and log(smallest normal) + 3, times `sgn`.
 Regime exp_underflow_band(std::string name, std::string description, double sgn) {
   return values(std::move(name), std::move(description), [sgn](Entropy& e, DType d) {
-    return sgn * e.uniform(exp_subnormal_floor(d) - 3, gen::exp_underflow_threshold(d) + 3);
+    return sgn * e.uniform(exp_subnormal_floor(d) - 3, regime::exp_underflow_threshold(d) + 3);
   });
 }
 
@@ -545,4 +547,4 @@ std::vector<Family> elementwise_families() {
   return fs;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

@@ -1,6 +1,6 @@
 // Building blocks of value regimes: row lengths, format thresholds, rounding to the dtype.
 //
-// A regime is declared by name in its family (STYLE.md point 4); these helpers keep each
+// A regime is declared by name in its family; these helpers keep each
 // declaration to a few lines and make every generated value exactly representable in its dtype.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
 
-namespace stabfuzz::gen {
+namespace stabfuzz::regime {
 
 inline constexpr size_t kMaxRowLength = 4096;
 
@@ -28,4 +28,4 @@ Input row_input(DType d, std::vector<double> values);
 Input make_input(DType d, std::vector<Tensor> tensors,
                  std::vector<std::pair<std::string, double>> params = {});
 
-}  // namespace stabfuzz::gen
+}  // namespace stabfuzz::regime

@@ -1,11 +1,11 @@
 // The verdict rule: error against tolerance x conditioning, non-finite outputs, CESTAC digits.
-#include "harness/campaign/verdict.h"
+#include "harness/pipeline/verdict.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 
 namespace stabfuzz {
 namespace {
@@ -29,7 +29,7 @@ OracleResult exact(std::vector<double> values, std::vector<double> cond) {
 
 TEST(Verdict, ErrorWithinToleranceIsNoFinding) {
   const Family f = test_family(4);
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   const Verdict v = judge(f, in, {std::nextafter(1.0, 2.0)}, exact({1.0}, {1.0}), nullptr);
   EXPECT_EQ(v.max_ulp, 1.0);
   EXPECT_FALSE(v.finding());
@@ -37,7 +37,7 @@ TEST(Verdict, ErrorWithinToleranceIsNoFinding) {
 
 TEST(Verdict, ConditioningExplainsLargeErrors) {
   const Family f = test_family(4);
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   double off = 1.0;
   for (int i = 0; i < 100; ++i) off = std::nextafter(off, 2.0);
   // 100 ulps: a finding at cond 1, explained at cond 1000 (tolerance 4000 ulps).
@@ -49,7 +49,7 @@ TEST(Verdict, ConditioningExplainsLargeErrors) {
 
 TEST(Verdict, NonFiniteOutputOfAFiniteResultIsCritical) {
   const Family f = test_family(4);
-  const Input in = gen::row_input(DType::f32, {1.0, 2.0});
+  const Input in = regime::row_input(DType::f32, {1.0, 2.0});
   const Verdict v = judge(f, in, {0.5, NAN}, exact({0.5, 0.5}, {1, 1}), nullptr);
   EXPECT_TRUE(v.oracle_fired);
   EXPECT_TRUE(v.nonfinite);
@@ -59,7 +59,7 @@ TEST(Verdict, NonFiniteOutputOfAFiniteResultIsCritical) {
 
 TEST(Verdict, UndecidableOracleGivesNoOracleVerdict) {
   const Family f = test_family(4);
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   OracleResult o;
   o.decidable = false;
   const Verdict v = judge(f, in, {123.0}, o, nullptr);
@@ -77,7 +77,7 @@ CestacOutput cestac_output(double mean, double digits, bool noisy) {
 
 TEST(Verdict, CestacFiresOnlyBelowTheConditionedExpectation) {
   const Family f = test_family(10);  // expected f64 digits at cond 1: 15.95 - 1 = 14.95
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   const OracleResult o = exact({1.0}, {1.0});
   const CestacOutput good = cestac_output(1.0, 14.5, true);
   EXPECT_FALSE(judge(f, in, {1.0}, o, &good).cestac_fired);
@@ -93,7 +93,7 @@ TEST(Verdict, CestacFiresOnlyBelowTheConditionedExpectation) {
 
 TEST(Verdict, SamplesThatAgreeAreJudgedByTheOracleAlone) {
   const Family f = test_family(10);
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   const CestacOutput quiet = cestac_output(0.0, 0.0, false);  // all samples exactly 0
   EXPECT_FALSE(judge(f, in, {0.0}, exact({0.0}, {1.0}), &quiet).cestac_fired);
 }
@@ -101,7 +101,7 @@ TEST(Verdict, SamplesThatAgreeAreJudgedByTheOracleAlone) {
 TEST(Verdict, AnOutputThatOverflowsExactlyIsNotACestacFinding) {
   // dot([4], [16384]) in f16: the exact 65536 rounds to inf, and inf is the right answer.
   const Family f = test_family(10);
-  const Input in = gen::row_input(DType::f16, {4.0});
+  const Input in = regime::row_input(DType::f16, {4.0});
   const CestacOutput inf_out = cestac_output(INFINITY, 0.0, true);
   const Verdict v = judge(f, in, {INFINITY}, exact({INFINITY}, {1.0}), &inf_out);
   EXPECT_FALSE(v.cestac_fired);
@@ -115,7 +115,7 @@ TEST(Verdict, AnOutputThatOverflowsExactlyIsNotACestacFinding) {
 
 TEST(Verdict, SelfValidationFailureInvalidatesTheRun) {
   const Family f = test_family(10);
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   CestacOutput c = cestac_output(1.0, 15.0, true);
   c.log.counts[static_cast<int>(cestac::Kind::unstable_division)] = 1;
   const Verdict v = judge(f, in, {1.0}, exact({1.0}, {1.0}), &c);
@@ -128,7 +128,7 @@ TEST(Verdict, SelfValidationFailureInvalidatesTheRun) {
 // unbounded conditioning: CESTAC's digits are not judged then, its invalid operations still are.
 TEST(Verdict, UndecidableOracleLeavesCestacDigitsUnjudged) {
   const Family f = test_family(10);
-  const Input in = gen::row_input(DType::f64, {1.0});
+  const Input in = regime::row_input(DType::f64, {1.0});
   OracleResult o;
   o.decidable = false;
   const CestacOutput few = cestac_output(1e-17, 2.0, true);
@@ -145,7 +145,7 @@ TEST(Verdict, UndecidableOracleLeavesCestacDigitsUnjudged) {
 // exact output is finite, or where no output shows it.
 TEST(Verdict, OverflowDivergenceExplainedByAnOverflowingOutput) {
   const Family f = test_family(10);
-  const Input in = gen::row_input(DType::f32, {1.0, 2.0});
+  const Input in = regime::row_input(DType::f32, {1.0, 2.0});
   CestacOutput c;
   c.mean = {1.0, -INFINITY};
   c.digits = {7.0, 0.0};

@@ -3,17 +3,19 @@
 
 #include <cmath>
 
-#include "harness/gen/regimes.h"
+#include "families/all_families.h"
+#include "families/regimes.h"
 #include "oracles/softmax.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/softmax.h"
-#include "targets/families.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
 
-using gen::row_input;
-using gen::row_length;
+using namespace targets;  // NOLINT: the reference kernels this file registers
+
+using regime::row_input;
+using regime::row_length;
 
 std::vector<Regime> softmax_regimes() {
   return {
@@ -29,7 +31,7 @@ std::vector<Regime> softmax_regimes() {
        "logits around the exp overflow threshold (88.7 f32, 709.8 f64), some beyond",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
-         const double t = gen::exp_overflow_threshold(d), s = e.log_uniform(0.01, 10);
+         const double t = regime::exp_overflow_threshold(d), s = e.log_uniform(0.01, 10);
          std::vector<double> v(n);
          for (auto& x : v) x = t + s * e.normal();
          return row_input(d, std::move(v));
@@ -46,7 +48,7 @@ std::vector<Regime> softmax_regimes() {
       {"all_very_negative", "every logit below the exp underflow threshold (-87.3 f32, -708.4 f64)",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
-         const double t = gen::exp_underflow_threshold(d), c = t * e.uniform(1.0, 1.5);
+         const double t = regime::exp_underflow_threshold(d), c = t * e.uniform(1.0, 1.5);
          const double s = e.log_uniform(0.01, 20);
          std::vector<double> v(n);
          for (auto& x : v) x = c - s * std::fabs(e.normal());
@@ -131,4 +133,4 @@ Family softmax_family() {
   return f;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

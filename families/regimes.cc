@@ -1,12 +1,12 @@
 // Row lengths, exp thresholds and row construction for value regimes.
-#include "harness/gen/regimes.h"
+#include "families/regimes.h"
 
 #include <cmath>
 #include <limits>
 
 #include "stabfuzz/lowp.h"
 
-namespace stabfuzz::gen {
+namespace stabfuzz::regime {
 
 size_t row_length(Entropy& e, size_t max_n) {
   const double l = e.uniform(0.0, std::log(static_cast<double>(max_n) + 1.0));
@@ -37,4 +37,4 @@ Input make_input(DType d, std::vector<Tensor> tensors,
   return in;
 }
 
-}  // namespace stabfuzz::gen
+}  // namespace stabfuzz::regime

@@ -6,17 +6,19 @@
 #include <functional>
 #include <string>
 
-#include "harness/gen/regimes.h"
+#include "families/all_families.h"
+#include "families/regimes.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reductions.h"
-#include "targets/families.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
 
-using gen::row_input;
-using gen::row_length;
+using namespace targets;  // NOLINT: the reference kernels this file registers
+
+using regime::row_input;
+using regime::row_length;
 using Sampler = std::function<Input(Entropy&, DType)>;
 
 // ---- value regimes ------------------------------------------------------------------------------
@@ -240,9 +242,9 @@ std::vector<Regime> l2_regimes() {
        "|x| in [2 sqrt(max), max / (4 sqrt(n))]: squares overflow, the norm does not (n <= max / "
        "64)",
        [](Entropy& e, DType d) {
-         const size_t n = row_length(
-             e,
-             std::min(gen::kMaxRowLength, static_cast<size_t>(std::min(max_finite(d) / 64, 1e9))));
+         const size_t n =
+             row_length(e, std::min(regime::kMaxRowLength,
+                                    static_cast<size_t>(std::min(max_finite(d) / 64, 1e9))));
          const double lo = 2 * std::sqrt(max_finite(d));
          const double hi = max_finite(d) / (4 * std::sqrt(static_cast<double>(n)));
          return row_of(d, n, [&] { return signed_log_uniform(e, lo, hi); });
@@ -283,7 +285,7 @@ std::vector<Regime> logit_regimes() {
       {"near_overflow",
        "logits around the exp overflow threshold (88.7 f32, bf16; 709.8 f64; 11.09 f16)",
        [](Entropy& e, DType d) {
-         const double t = gen::exp_overflow_threshold(d), s = e.log_uniform(0.01, 10);
+         const double t = regime::exp_overflow_threshold(d), s = e.log_uniform(0.01, 10);
          return row_of(d, row_length(e), [&] { return t + s * e.normal(); });
        }},
       {"large",
@@ -297,7 +299,7 @@ std::vector<Regime> logit_regimes() {
       {"all_very_negative",
        "every logit below the exp underflow threshold (-87.3 f32, bf16; -708.4 f64; -9.7 f16)",
        [](Entropy& e, DType d) {
-         const double c = gen::exp_underflow_threshold(d) * e.uniform(1.0, 1.5);
+         const double c = regime::exp_underflow_threshold(d) * e.uniform(1.0, 1.5);
          const double s = e.log_uniform(0.01, 20);
          return row_of(d, row_length(e), [&] { return c - s * std::fabs(e.normal()); });
        }},
@@ -323,10 +325,10 @@ std::vector<Regime> logit_regimes() {
 // Two rows (a, b) of one length for logaddexp, drawn pairwise by `draw(a, b)`.
 template <class Draw>
 Input pair_rows(Entropy& e, DType d, const Draw& draw) {
-  const size_t n = row_length(e, gen::kMaxRowLength / 2);
+  const size_t n = row_length(e, regime::kMaxRowLength / 2);
   Tensor a{{static_cast<int64_t>(n)}, std::vector<double>(n)}, b = a;
   for (size_t i = 0; i < n; ++i) draw(a.values[i], b.values[i]);
-  return gen::make_input(d, {std::move(a), std::move(b)});
+  return regime::make_input(d, {std::move(a), std::move(b)});
 }
 
 std::vector<Regime> logaddexp_regimes() {
@@ -339,7 +341,7 @@ std::vector<Regime> logaddexp_regimes() {
        }},
       {"near_overflow", "a, b around the exp overflow threshold",
        [](Entropy& e, DType d) {
-         const double t = gen::exp_overflow_threshold(d);
+         const double t = regime::exp_overflow_threshold(d);
          return pair_rows(e, d,
                           [&](double& a, double& b) { a = t + e.normal(), b = t + e.normal(); });
        }},
@@ -414,7 +416,7 @@ std::optional<std::string> check_rows(const Input& in, const std::string& name, 
 
 std::optional<std::string> validate_variance(const Input& in, const std::string& name) {
   if (auto err = check_rows(in, name, 1, Infs::none, {"unbiased"})) return err;
-  const double b = in.param("unbiased", oracle::kUnbiasedDefault);
+  const double b = in.param("unbiased", params::kUnbiasedDefault);
   if (b != 0 && b != 1) return name + ": unbiased must be 0 or 1";
   if (b == 1 && in.args[0].values.size() < 2)
     return name + " with unbiased=1 needs at least 2 values";
@@ -467,8 +469,8 @@ double mean_tol(DType d, size_t n) {
   return pairwise_depth(n) + 2 + divisor_rounding(d, static_cast<double>(n));
 }
 // cumsum: tree scan, each prefix errs by <= S(n) u sum_{i<=k} |x_i|: S + 1/2. A sequential scan
-// errs like k u and is reported on long rows, as DESIGN.md wants. Measured 0.29 / 0.22 / 0.25 /
-// 0.22.
+// errs like k u and is reported on long rows, as docs/verdict.md wants. Measured 0.29 / 0.22 / 0.25
+// / 0.22.
 double cumsum_tol(DType, size_t n) { return scan_depth(n) + 1; }
 // var: corrected two-pass on d_i = x_i - m^. Exactly, sum d_i^2 - (sum d_i)^2 / n =
 // sum (x_i - m)^2 + 2 sum (x_i - m) e_i + O(e^2) with e_i the rounding of d_i (|e_i| <= u |d_i|),
@@ -597,4 +599,4 @@ std::vector<Family> reductions_families() {
   return fs;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

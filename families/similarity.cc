@@ -2,14 +2,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "families/all_families.h"
+#include "families/linalg_gen.h"
 #include "oracles/linalg.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/linalg.h"
-#include "targets/families.h"
-#include "targets/linalg_gen.h"
 
-namespace stabfuzz::targets {
+namespace stabfuzz::families {
 namespace {
+
+using namespace targets;  // NOLINT: the reference kernels this file registers
 
 using namespace linalg_gen;  // NOLINT: the group's shared vocabulary
 
@@ -60,11 +62,11 @@ std::vector<Regime> cosine_regimes() {
          double na = 0;
          for (double x : in.args[0].values) na = std::hypot(na, x);
          const bool f16 = d == DType::f16;
-         const double eps = f16 ? 1e-4 : oracle::kCosineEpsDefault;
+         const double eps = f16 ? 1e-4 : params::kCosineEpsDefault;
          const double scale =
              std::min(by_range(d, 1e300, 1e37, 1.6e4), e.log_uniform(1e-6, 1e6) * eps / na);
          for (auto& x : in.args[1].values) x = clip4(e.normal()) * scale;
-         return gen::make_input(d, std::move(in.args), f16 ? Params{{"eps", eps}} : Params{});
+         return regime::make_input(d, std::move(in.args), f16 ? Params{{"eps", eps}} : Params{});
        }},
       {"near_eps",
        "eps in [1e-12, 1e-2] ([1e-6, 1e-2] f16), |a| |b| = eps e^(N/2): both sides of the max",
@@ -101,7 +103,7 @@ std::vector<Regime> pairwise_regimes() {
       {"near_minus_eps", "b = a + eps (1 + 10^-c N): a - b + eps cancels to ~0",
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
-         const double c = depth(e, d), eps = round_to(d, oracle::kPairwiseEpsDefault);
+         const double c = depth(e, d), eps = round_to(d, params::kPairwiseEpsDefault);
          Vec a = normals(e, n, e.log_uniform(1e-3, 1e2)), b(n);
          for (size_t i = 0; i < n; ++i) b[i] = a[i] + eps * (1 + c * e.normal());
          return rows(d, std::move(a), std::move(b));
@@ -153,4 +155,4 @@ std::vector<Family> similarity_families() {
   return out;
 }
 
-}  // namespace stabfuzz::targets
+}  // namespace stabfuzz::families

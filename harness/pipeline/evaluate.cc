@@ -1,0 +1,60 @@
+// Evaluation and shrinking: the one place an input meets a target, the oracle and the verdict.
+#include "harness/pipeline/evaluate.h"
+
+#include <chrono>
+
+#include "harness/gen/input_gen.h"
+
+namespace stabfuzz::pipeline {
+
+using Clock = std::chrono::steady_clock;
+
+Verdict evaluate(const Family& family, const Target& target, const Input& in,
+                 const CestacRequest& req) {
+  const std::vector<double> out = target.native(in);
+  const OracleResult oracle = family.oracle(in);
+  if (target.cestac) {
+    const CestacOutput c = target.cestac(in, req);
+    return judge(family, in, out, oracle, &c);
+  }
+  return judge(family, in, out, oracle, nullptr);
+}
+
+std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
+                                                 rc::Shrinkable<Input> cur, int64_t budget,
+                                                 double max_seconds) {
+  int64_t steps = 0, evals = 0;
+  bool progress = true;
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(max_seconds > 0 ? max_seconds : 0));
+  auto out_of_time = [&] { return max_seconds > 0 && Clock::now() >= deadline; };
+  while (progress && evals < budget && !out_of_time()) {
+    progress = false;
+    auto seq = cur.shrinks();
+    while (auto child = seq.next()) {
+      if (++evals > budget || out_of_time()) break;
+      const Input cand = child->value();
+      if (fails(cand)) {
+        cur = std::move(*child);
+        ++steps;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return {std::move(cur), steps};
+}
+
+std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
+                                         const Input& in, const CestacRequest& req, int64_t budget,
+                                         double max_seconds) {
+  const Family* fam = &family;
+  auto sh =
+      rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
+  auto fails = [&](const Input& x) { return evaluate(family, target, x, req).finding(); };
+  auto [small, steps] = shrink(fails, std::move(sh), budget, max_seconds);
+  return {small.value(), steps};
+}
+
+}  // namespace stabfuzz::pipeline

@@ -1,0 +1,32 @@
+// Evaluation: one input through one target (native, CESTAC when it has a source-level entry), the
+// oracle and the verdict; and the greedy shrinking of a failing input.
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+#include "harness/pipeline/verdict.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::pipeline {
+
+// The target's outputs (native and CESTAC) judged against the oracle's exact answer.
+Verdict evaluate(const Family& family, const Target& target, const Input& in,
+                 const CestacRequest& req);
+
+// Greedy shrink: take the first simpler input on which `fails` holds, until none does, `budget`
+// evaluations are spent or `max_seconds` (> 0) have passed. Returns the shrunk input and the
+// number of steps taken.
+std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
+                                                 rc::Shrinkable<Input> cur, int64_t budget,
+                                                 double max_seconds = 0);
+
+// A failing input shrunk toward shorter rows and simpler floats while the target still fails.
+std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
+                                         const Input& in, const CestacRequest& req, int64_t budget,
+                                         double max_seconds = 0);
+
+}  // namespace stabfuzz::pipeline

@@ -1,0 +1,51 @@
+// Records: a finding and a pair's result as the JSON objects findings.jsonl and summary.json hold.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/verdict.h"
+#include "reports/json.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::pipeline {
+
+// What one implementation x dtype pair of a run came to.
+struct ImplResult {
+  std::string family;
+  std::string impl;
+  TargetKind kind = TargetKind::reference;
+  DType dtype = DType::f64;
+  int64_t inputs = 0;
+  int64_t failing_inputs = 0;
+  int64_t findings = 0;  // recorded in findings.jsonl
+  int64_t undecidable = 0;
+  int64_t oracle_detections = 0;
+  int64_t cestac_detections = 0;
+  int64_t crashes = 0;     // isolated targets: inputs that killed the child (a signal, an exit)
+  int64_t timeouts = 0;    // ... that ran past --timeout-ms
+  int64_t exceptions = 0;  // ... on which the target threw instead of answering
+  double max_ulp = 0;
+  double max_ratio = 0;
+  double min_digits = 0;
+  bool has_cestac = false;
+  double seconds = 0;
+  std::map<std::string, int64_t> regime_inputs;  // inputs generated per value regime
+};
+
+// The exact input of a finding: tensors as shapes and hex floats, and its scalar parameters (eps,
+// target, ...), which replaying it needs.
+void set_input_json(json::Value& j, const Input& in);
+
+// One line of findings.jsonl.
+json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
+                         const std::string& regime, const Input& in, const Verdict& v,
+                         size_t original_n, int64_t shrink_steps, const std::string& engine,
+                         const std::string& replay);
+
+// One row of summary.json's results.
+json::Value impl_result_json(const ImplResult& r);
+
+}  // namespace stabfuzz::pipeline

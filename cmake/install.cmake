@@ -9,11 +9,11 @@ include(CMakePackageConfigHelpers)
 install(TARGETS stabfuzz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT stabfuzz_runtime)
 
 # The headers a plugin includes: the ABI, the plugin macros and the CESTAC scalar they run.
-set(_stabfuzz_plugin_headers cestac.h lowp.h plugin.h plugin_abi.h stoch.h stoch_detail.h)
+set(_stabfuzz_plugin_headers cestac.h lowp.h plugin.h plugin_abi.h stoch.h stoch_engine.h)
 list(TRANSFORM _stabfuzz_plugin_headers PREPEND ${CMAKE_SOURCE_DIR}/include/stabfuzz/)
 install(FILES ${_stabfuzz_plugin_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz
         COMPONENT stabfuzz_dev)
-# The host/device CESTAC core (RNG, digits) that cestac.h and stoch_detail.h include.
+# The host/device CESTAC core (RNG, digits) that cestac.h and stoch_engine.h include.
 install(FILES ${CMAKE_SOURCE_DIR}/include/stabfuzz/gpu/cestac_core.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz/gpu COMPONENT stabfuzz_dev)
 # Compiled into every plugin (INTERFACE_SOURCES): its entry point and its own CESTAC runtime, the

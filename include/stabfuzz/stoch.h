@@ -17,7 +17,7 @@
 // hidden friends found by ADL, so `using std::exp; exp(x)` works for float, double and Stoch.
 #pragma once
 
-#include "stabfuzz/stoch_detail.h"
+#include "stabfuzz/stoch_engine.h"
 
 namespace stabfuzz::cestac {
 

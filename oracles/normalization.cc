@@ -1,11 +1,12 @@
 // Oracles of the normalization layers: layer_norm, rms_norm and batch_norm.
+#include "oracles/normalization.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "families/params.h"
 #include "oracles/mpfr_util.h"
-#include "oracles/normalization.h"
 
 namespace stabfuzz::oracle {
 namespace {

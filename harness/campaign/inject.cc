@@ -18,7 +18,6 @@
 namespace stabfuzz::campaign {
 
 using pipeline::evaluate;
-using pipeline::hash_str;
 using pipeline::make_case;
 using pipeline::shrink_failing;
 namespace {

@@ -15,7 +15,6 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "harness/pipeline/case.h"
 #include "harness/pipeline/evaluate.h"
 
 namespace stabfuzz::campaign {

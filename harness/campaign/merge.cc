@@ -14,16 +14,15 @@
 #include <iostream>
 #include <sstream>
 
-#include "harness/pipeline/case.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "reports/run_data.h"
+#include "stabfuzz/entropy.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
 
-using pipeline::hash_str;
 namespace {
 
 namespace fs = std::filesystem;

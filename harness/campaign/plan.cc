@@ -9,13 +9,11 @@
 #include <set>
 #include <sstream>
 
-#include "harness/pipeline/case.h"
 #include "stabfuzz/cestac.h"
+#include "stabfuzz/entropy.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::campaign {
-
-using pipeline::hash_str;
 
 std::vector<WorkItem> work_list(const Registry& reg, const std::string& targets,
                                 std::vector<std::string>* unavailable) {

@@ -12,14 +12,12 @@
 #include <sstream>
 
 #include "harness/campaign/isolate.h"
-#include "harness/pipeline/case.h"
 #include "reports/junit.h"
+#include "stabfuzz/entropy.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::corpus {
 namespace {
-
-using pipeline::hash_str;
 
 std::string ratio_text(const Verdict& v) {
   std::ostringstream os;

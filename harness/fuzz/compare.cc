@@ -34,7 +34,7 @@ Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64
     const Input in = campaign::generate_case(f, g, d, seed, k / nd);
     CestacRequest req;
     req.seed = seed;
-    req.stream = pipeline::hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
+    req.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
     const Verdict v = pipeline::evaluate(f, t, in, req);
     tr.inputs = k + 1;
     tr.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "families/regimes.h"
-#include "harness/pipeline/case.h"
+#include "stabfuzz/entropy.h"
 #include "stabfuzz/lowp.h"
 
 namespace stabfuzz::fuzz {
@@ -103,7 +103,7 @@ Decoded decode(const Family& family, const std::vector<DType>& dtypes, const uin
   out.regime = r.u8() % family.regimes.size();
   const uint64_t seed = r.le(8);
   const Regime& regime = family.regimes[out.regime];
-  SeededEntropy e(seed, pipeline::hash_str(family.name) ^ pipeline::hash_str(regime.name));
+  SeededEntropy e(seed, hash_str(family.name) ^ hash_str(regime.name));
   out.input = regime.sample(e, d);
   if (auto bad = family.validate(out.input)) {
     out.reject = *bad;
@@ -111,7 +111,7 @@ Decoded decode(const Family& family, const std::vector<DType>& dtypes, const uin
   }
   out.valid = true;
   if (base == Base::uniform) {
-    SeededEntropy u(seed, pipeline::hash_str(family.name) ^ 0x756e69666f726dULL);
+    SeededEntropy u(seed, hash_str(family.name) ^ 0x756e69666f726dULL);
     for (size_t k = 0; k < out.input.args.size(); ++k)
       for (double lo : {-1.0, 0.0}) {
         Input cand = out.input;

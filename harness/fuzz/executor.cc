@@ -46,7 +46,7 @@ CestacRequest Executor::request(const Target& t, DType d) const {
   CestacRequest r;
   r.config = config_;
   r.seed = seed_;
-  r.stream = pipeline::hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);  // as corpus::check
+  r.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);  // as corpus::check
   return r;
 }
 

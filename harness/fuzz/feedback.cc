@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "harness/pipeline/case.h"
-
 namespace stabfuzz::fuzz {
 namespace {
 

@@ -5,12 +5,6 @@
 
 namespace stabfuzz::pipeline {
 
-uint64_t hash_str(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
-
 namespace {
 
 uint64_t case_seed(const Family& f, DType d, uint64_t seed, int64_t index) {

@@ -24,9 +24,6 @@ struct CaseKey {
   int64_t index;
 };
 
-// FNV-1a of a string: the stable hash that seeds, streams and shard plans are derived from.
-uint64_t hash_str(std::string_view s);
-
 // The regime case `index` draws from: cases cycle through the regimes, so every one is exercised.
 const Regime& case_regime(const Family& f, int64_t index);
 

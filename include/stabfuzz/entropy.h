@@ -3,8 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace stabfuzz {
+
+// FNV-1a of a string: the stable hash that seeds, random streams and shard plans derive from.
+inline uint64_t hash_str(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
 
 class Entropy {
  public:

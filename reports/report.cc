@@ -30,6 +30,10 @@ void write_text_atomically(const std::string& path, const std::string& text) {
 std::vector<std::string> write_reports(const std::string& dir, std::ostream& log) {
   const RunData run = load_run(dir);
   for (const auto& p : run.problems) log << "stabfuzz: " << p << "\n";
+  return write_reports(run, dir);
+}
+
+std::vector<std::string> write_reports(const RunData& run, const std::string& dir) {
   const std::vector<std::string> paths = {dir + "/report.md", dir + "/report.html",
                                           dir + "/junit.xml"};
   write_text_atomically(paths[0], render_markdown(run));

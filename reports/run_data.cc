@@ -176,6 +176,32 @@ std::vector<std::string> RunData::impls() const {
   return out;
 }
 
+void parse_summary(const json::Value& s, RunData& run) {
+  run.target = str(s, "target");
+  run.seed = seed_of(s);
+  run.seconds = number(s, "seconds");
+  for (const auto& r : s.at("results").as_array()) {
+    ImplSummary i;
+    i.impl = r.at("impl").as_string();
+    i.dtype = r.at("dtype").as_string();
+    i.family = str(r, "family");
+    if (i.family.empty()) i.family = i.impl.substr(0, i.impl.find('/'));
+    i.kind = str(r, "kind");
+    i.inputs = integer(r, "inputs");
+    i.failing_inputs = integer(r, "failing_inputs");
+    i.findings = integer(r, "findings");
+    i.undecidable = integer(r, "undecidable");
+    i.oracle_detections = integer(r, "oracle_detections");
+    i.cestac_detections = integer(r, "cestac_detections");
+    i.max_ulp = number(r, "max_ulp");
+    i.max_error_over_tolerance = number(r, "max_error_over_tolerance");
+    if (const json::Value* d = r.get("min_digits"); d && !d->is_null())
+      i.min_digits = d->as_number();
+    i.seconds = number(r, "seconds");
+    run.results.push_back(std::move(i));
+  }
+}
+
 RunData load_run(const std::string& dir) {
   RunData run;
   run.dir = dir;
@@ -184,34 +210,12 @@ RunData load_run(const std::string& dir) {
   if (!exists(summary_path))
     throw InputError(dir + " holds no summary.json (not a stabfuzz run directory)");
   try {
-    const json::Value s = json::parse(read_file(summary_path));
-    run.target = str(s, "target");
-    run.seed = seed_of(s);
-    run.seconds = number(s, "seconds");
-    for (const auto& r : s.at("results").as_array()) {
-      ImplSummary i;
-      i.impl = r.at("impl").as_string();
-      i.dtype = r.at("dtype").as_string();
-      i.family = str(r, "family");
-      if (i.family.empty()) i.family = i.impl.substr(0, i.impl.find('/'));
-      i.kind = str(r, "kind");
-      i.inputs = integer(r, "inputs");
-      i.failing_inputs = integer(r, "failing_inputs");
-      i.findings = integer(r, "findings");
-      i.undecidable = integer(r, "undecidable");
-      i.oracle_detections = integer(r, "oracle_detections");
-      i.cestac_detections = integer(r, "cestac_detections");
-      i.max_ulp = number(r, "max_ulp");
-      i.max_error_over_tolerance = number(r, "max_error_over_tolerance");
-      if (const json::Value* d = r.get("min_digits"); d && !d->is_null())
-        i.min_digits = d->as_number();
-      i.seconds = number(r, "seconds");
-      run.results.push_back(std::move(i));
-    }
+    parse_summary(json::parse(read_file(summary_path)), run);
   } catch (const json::ParseError& e) {
     throw InputError(summary_path + ": " + e.what());
   }
   const std::string findings_path = dir + "/findings.jsonl";
+
   if (exists(findings_path)) {
     std::istringstream in(read_file(findings_path));
     std::string line;

@@ -80,6 +80,10 @@ struct RunData {
 // missing or a field has the wrong type.
 Finding parse_finding(const json::Value& v);
 
+// Fills run's target, seed, seconds and results from a summary.json object; throws
+// json::ParseError when a field has the wrong type.
+void parse_summary(const json::Value& s, RunData& run);
+
 // Loads DIR. Throws InputError when DIR or its summary.json is missing or summary.json is not
 // valid JSON; a corrupt or truncated findings.jsonl line is recorded in `problems` and skipped.
 RunData load_run(const std::string& dir);

@@ -176,8 +176,8 @@ std::vector<Work> select_work(const Registry& registry, const RunOptions& opts) 
 // shrink and record up to max_findings findings. `share` > 0 is the pair's time budget.
 class PairRun {
  public:
-  PairRun(const Work& w, const RunOptions& opts, reports::FindingsWriter& writer)
-      : fam_(*w.family), t_(*w.target), d_(w.dtype), opts_(opts), writer_(writer) {
+  PairRun(const Work& w, const RunOptions& opts, pipeline::Recorder& rec)
+      : fam_(*w.family), t_(*w.target), d_(w.dtype), opts_(opts), rec_(rec) {
     r_.family = fam_.name;
     r_.impl = t_.id;
     r_.kind = t_.kind;
@@ -228,7 +228,7 @@ class PairRun {
          : o.failure == Failure::timeout ? r_.timeouts
                                          : r_.exceptions);
       if (r_.findings >= opts_.max_findings) return;
-      writer_.append(failure_json(fam_, t_, key, regime, in, o, opts_));
+      rec_.finding(failure_json(fam_, t_, key, regime, in, o, opts_));
       ++r_.findings;
       return;
     }
@@ -252,8 +252,8 @@ class PairRun {
     const Input sin = small.value();
     const Outcome so = outcome(sin, req);
     const Verdict sv = so.failure == Failure::none ? so.verdict : v;
-    writer_.append(finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
-                                opts_.replay_command ? opts_.replay_command(key) : ""));
+    rec_.finding(finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
+                              opts_.replay_command ? opts_.replay_command(key) : ""));
     ++r_.findings;
   }
 
@@ -261,7 +261,7 @@ class PairRun {
   const Target& t_;
   const DType d_;
   const RunOptions& opts_;
-  reports::FindingsWriter& writer_;
+  pipeline::Recorder& rec_;
   std::optional<Isolator> iso_;
   ImplResult r_;
 };
@@ -276,7 +276,8 @@ void print_pair(std::ostream& progress, const ImplResult& r) {
   progress << std::endl;
 }
 
-void write_summary(const RunOptions& opts, const RunResult& res, double seconds) {
+void write_summary(const RunOptions& opts, const RunResult& res, double seconds,
+                   pipeline::Recorder& rec) {
   json::Value summary;
   summary.set("target", opts.family);
   summary.set("seed", static_cast<unsigned long long>(opts.seed));
@@ -286,7 +287,7 @@ void write_summary(const RunOptions& opts, const RunResult& res, double seconds)
   for (const auto& r : res.results) results.push_back(impl_result_json(r));
   summary.set("results", std::move(results));
   summary.set("exit_code", res.exit_code);
-  reports::write_json_atomically(res.summary_path, summary);
+  rec.summary(summary);
 }
 
 }  // namespace
@@ -307,9 +308,9 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   if (!res.previous_run.empty())  // on stderr even with --quiet: files moved are worth a line
     std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to "
               << res.previous_run << std::endl;
-  res.findings_path = opts.out_dir + "/findings.jsonl";
-  res.summary_path = opts.out_dir + "/summary.json";
-  reports::FindingsWriter writer(res.findings_path);
+  pipeline::Recorder rec(opts.out_dir);
+  res.findings_path = rec.findings_path();
+  res.summary_path = rec.summary_path();
 
   for (const auto& w : work)  // library modules load before the clock starts
     if (w.target->prepare) w.target->prepare();
@@ -322,14 +323,14 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
                              ? (opts.budget_s - std::chrono::duration<double>(t0 - start).count()) /
                                    double(work.size() - w)
                              : 0;
-    const ImplResult r = PairRun(work[w], opts, writer).run(t0, share, status, w);
+    const ImplResult r = PairRun(work[w], opts, rec).run(t0, share, status, w);
     status.finish_pair(r);
     print_pair(progress, r);
     if (r.findings > 0 && r.kind != TargetKind::injected) res.exit_code = 1;
     res.results.push_back(r);
   }
-  write_summary(opts, res, std::chrono::duration<double>(Clock::now() - start).count());
-  if (opts.write_reports) res.report_paths = reports::write_reports(opts.out_dir, progress);
+  write_summary(opts, res, std::chrono::duration<double>(Clock::now() - start).count(), rec);
+  if (opts.write_reports) res.report_paths = reports::write_reports(rec.run(), opts.out_dir);
   return res;
 }
 

@@ -115,4 +115,23 @@ json::Value impl_result_json(const ImplResult& r) {
   return j;
 }
 
+Recorder::Recorder(const std::string& dir)
+    : writer_(dir + "/findings.jsonl"), summary_path_(dir + "/summary.json") {
+  run_.dir = dir;
+}
+
+void Recorder::finding(const json::Value& j) {
+  writer_.append(j);
+  // What a reader of findings.jsonl gets back (non-finite numbers are written as strings).
+  reports::Finding f = reports::parse_finding(json::parse(json::dump(j)));
+  f.line = ++lines_;
+  run_.findings.push_back(std::move(f));
+}
+
+void Recorder::summary(const json::Value& s) {
+  reports::write_json_atomically(summary_path_, s);
+  run_.results.clear();
+  reports::parse_summary(json::parse(json::dump(s)), run_);
+}
+
 }  // namespace stabfuzz::pipeline

@@ -7,7 +7,9 @@
 
 #include "harness/pipeline/case.h"
 #include "harness/pipeline/verdict.h"
+#include "reports/findings.h"
 #include "reports/json.h"
+#include "reports/run_data.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::pipeline {
@@ -47,5 +49,24 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
 
 // One row of summary.json's results.
 json::Value impl_result_json(const ImplResult& r);
+
+// The recorder of one run: each finding is appended (and flushed) to DIR/findings.jsonl as it is
+// found and kept in memory exactly as written; the summary is written atomically to
+// DIR/summary.json. The reports render from run(), the data it holds, not from the disk.
+class Recorder {
+ public:
+  explicit Recorder(const std::string& dir);
+  void finding(const json::Value& j);
+  void summary(const json::Value& s);
+  const reports::RunData& run() const { return run_; }
+  const std::string& findings_path() const { return writer_.path(); }
+  const std::string& summary_path() const { return summary_path_; }
+
+ private:
+  reports::FindingsWriter writer_;
+  std::string summary_path_;
+  reports::RunData run_;
+  int lines_ = 0;
+};
 
 }  // namespace stabfuzz::pipeline

@@ -8,6 +8,8 @@
 #include "families/all_families.h"
 #include "harness/pipeline/case.h"
 #include "injectors/softmax.h"
+#include "reports/findings.h"
+#include "reports/report.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/op.h"
 #include "tests/support/run_binary.h"
@@ -45,6 +47,24 @@ TEST(Runner, AnUnstableReferenceFailsTheRun) {
   ASSERT_EQ(res.results.size(), 4u);  // f64, f32, f16, bf16
   for (const auto& r : res.results) EXPECT_GE(r.findings, 1) << dtype_name(r.dtype);
   EXPECT_FALSE(testing::slurp(res.findings_path).empty());
+}
+
+// The reports are rendered from the run the recorder holds in memory: exactly what rendering the
+// directory from its files gives (the recorder keeps each finding as it was written).
+TEST(Runner, ReportsFromMemoryEqualReportsFromTheFiles) {
+  std::ostringstream progress;
+  campaign::RunOptions o = options("softmax");
+  o.write_reports = true;
+  const auto res = campaign::run_family(default_registry(), o, progress);
+  ASSERT_EQ(res.report_paths.size(), 3u);
+  std::vector<std::string> in_memory;
+  for (const auto& p : res.report_paths) in_memory.push_back(reports::read_text(p));
+  EXPECT_NE(in_memory[0].find("softmax/injected/no_max_subtract"), std::string::npos);
+  std::ostringstream log;
+  const auto again = reports::write_reports(o.out_dir, log);
+  ASSERT_EQ(again, res.report_paths);
+  for (size_t i = 0; i < again.size(); ++i)
+    EXPECT_EQ(reports::read_text(again[i]), in_memory[i]) << again[i];
 }
 
 TEST(Runner, ShrinksOverflowToASingleLogit) {

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "families/all_families.h"
-#include "families/params.h"
 #include "families/row_families.h"
+#include "stabfuzz/params.h"
 #include "targets/cpu/normalization.h"
 
 namespace stabfuzz::families {

@@ -8,13 +8,14 @@
 #include "injectors/linalg.h"
 #include "injectors/normalization.h"
 #include "injectors/reductions.h"
+#include "injectors/softmax.h"
 
 namespace stabfuzz::injectors {
 
 std::vector<Target> all_mutants() {
   std::vector<Target> out;
-  for (auto* group :
-       {elementwise_mutants, reduction_mutants, normalization_mutants, linalg_mutants})
+  for (auto* group : {softmax_injected_targets, elementwise_mutants, reduction_mutants,
+                      normalization_mutants, linalg_mutants})
     for (auto& t : group()) out.push_back(std::move(t));
   return out;
 }

@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "families/params.h"
 #include "injectors/narrow.h"
 #include "stabfuzz/op.h"
+#include "stabfuzz/params.h"
 #include "targets/cpu/reduce.h"
 
 namespace stabfuzz::injectors {

@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "families/params.h"
 #include "injectors/narrow.h"
 #include "stabfuzz/op.h"
+#include "stabfuzz/params.h"
 #include "targets/cpu/reduce.h"
 #include "targets/cpu/softmax.h"
 

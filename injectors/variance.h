@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "families/params.h"
 #include "stabfuzz/op.h"
+#include "stabfuzz/params.h"
 #include "targets/cpu/reduce.h"
 
 namespace stabfuzz::injectors {

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "families/params.h"
 #include "stabfuzz/dtype.h"
 #include "stabfuzz/family.h"
+#include "stabfuzz/params.h"
 
 namespace stabfuzz::oracle {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "families/params.h"
 #include "oracles/mpfr_util.h"
+#include "stabfuzz/params.h"
 
 namespace stabfuzz::oracle {
 namespace {

@@ -5,8 +5,8 @@
 #include <climits>
 #include <cmath>
 
-#include "families/params.h"
 #include "oracles/mpfr_util.h"
+#include "stabfuzz/params.h"
 
 namespace stabfuzz::oracle {
 namespace {

@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "families/params.h"
 #include "libs/libraries.h"
 #include "libs/storage.h"
+#include "stabfuzz/params.h"
 
 namespace stabfuzz::libs {
 namespace {

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "families/params.h"
 #include "libs/libraries.h"
 #include "libs/torch/torch_api.h"
+#include "stabfuzz/params.h"
 
 namespace stabfuzz::libs {
 namespace {

@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "families/params.h"
 #include "harness/core/cuda_probe.h"
 #include "stabfuzz/gpu/cestac_core.h"
+#include "stabfuzz/params.h"
 #include "targets/cublas/gemm_cublas.h"
 #include "targets/cuda/kernels.h"
 #include "targets/gpu_targets.h"

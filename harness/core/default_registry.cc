@@ -1,6 +1,6 @@
-// The one explicit list of operator families stabfuzz knows.
+// The default registry: every operator family stabfuzz knows (families/), joined with their
+// planted bugs (injectors/), the library targets (libs/) and the GPU kernels (targets/).
 #include "families/all_families.h"
-
 #include "injectors/all_injectors.h"
 #include "injectors/fault_mutants.h"
 #include "libs/libraries.h"

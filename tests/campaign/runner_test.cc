@@ -31,7 +31,7 @@ campaign::RunOptions options(const std::string& family) {
 // The softmax family with its planted bug relabelled as a reference implementation.
 Registry mislabelled_registry() {
   Family f = families::softmax_family();
-  f.targets.erase(f.targets.begin());  // drop the stable one
+  f.targets = injectors::softmax_injected_targets();  // only the planted bug
   f.targets[0].id = "softmax/cpu/naive";
   f.targets[0].kind = TargetKind::reference;
   f.targets[0].injection.reset();

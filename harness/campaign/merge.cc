@@ -275,10 +275,11 @@ int diff_against_baseline(const std::string& baseline, const std::string& out_di
   return pairs.exit_code();
 }
 
-int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
-  if (o.dirs.empty())
-    throw InputError("merge needs at least one run directory: stabfuzz merge DIR... --out OUT");
-  if (o.out_dir.empty()) throw InputError("merge needs --out DIR for the joined run");
+namespace {
+
+// Each run directory's summary.json, in the order given; InputError for --out among them or a
+// directory that is not a run.
+std::vector<json::Value> read_summaries(const MergeOptions& o) {
   std::vector<json::Value> summaries;
   for (const auto& d : o.dirs) {
     std::error_code ec;
@@ -292,11 +293,16 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
       throw InputError(d + "/summary.json: " + e.what());
     }
   }
-  // Shards of one campaign: say which are missing or repeated, and whether the settings differ.
+  return summaries;
+}
+
+// Shards of one campaign: warns of those missing or repeated, unfinished campaigns, and settings
+// that differ.
+void check_shards(const std::vector<std::string>& dirs, std::ostream& log) {
   std::map<int, std::vector<std::string>> shard_dirs;
   int shard_count = 0;
   std::set<std::string> settings;
-  for (const auto& d : o.dirs) {
+  for (const auto& d : dirs) {
     const std::string text = reports::read_text(d + "/campaign.json");
     if (text.empty()) continue;
     try {
@@ -326,42 +332,49 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
   }
   if (settings.size() > 1)
     log << "stabfuzz merge: warning: the campaigns differ in seed or targets\n";
+}
 
-  std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  if (ec) throw InputError("cannot create directory " + o.out_dir + ": " + ec.message());
-  const std::string prev = reports::move_previous_run(o.out_dir);
-  if (!prev.empty())
-    log << "stabfuzz merge: " << o.out_dir << " held an earlier run; moved its files to " << prev
-        << "\n";
-
+// What the runs hold together: their findings without duplicates, their summary rows joined per
+// implementation x dtype.
+struct Joined {
   std::vector<json::Value> findings;
-  std::set<std::string> seen;
-  std::map<std::string, int64_t> per_pair;
+  std::map<std::string, int64_t> per_pair;  // findings kept per implementation x dtype
   int64_t duplicates = 0;
   RowMerger rows;
+};
+
+// Joins the runs' findings and rows, and copies their corpora into out_dir/corpus.
+Joined join_runs(const MergeOptions& o, const std::vector<json::Value>& summaries,
+                 std::ostream& log) {
+  Joined j;
+  std::set<std::string> seen;
+  std::error_code ec;
   for (size_t k = 0; k < o.dirs.size(); ++k) {
     std::vector<std::string> problems;
     for (auto& f : read_findings(o.dirs[k] + "/findings.jsonl", &problems)) {
       if (!seen.insert(finding_identity(f)).second) {
-        ++duplicates;
+        ++j.duplicates;
         continue;
       }
-      ++per_pair[pair_of(f)];
-      findings.push_back(std::move(f));
+      ++j.per_pair[pair_of(f)];
+      j.findings.push_back(std::move(f));
     }
     for (const auto& p : problems) log << "stabfuzz merge: " << p << "\n";
     if (const json::Value* r = summaries[k].get("results"); r && r->is_array())
-      for (const auto& row : r->as_array()) rows.add(row);
+      for (const auto& row : r->as_array()) j.rows.add(row);
     for (const auto& e : fs::directory_iterator(o.dirs[k] + "/corpus", ec))
       if (e.is_directory())
         merge_corpus_dir(e.path().string(), o.out_dir + "/corpus/" + e.path().filename().string(),
                          true);
     ec.clear();
   }
-  std::string text;
-  for (const auto& f : findings) text += json::dump(f) + "\n";
-  reports::write_text_atomically(o.out_dir + "/findings.jsonl", text);
+  return j;
+}
+
+// The joined run's summary.json: the common seed (0 if the runs differ), the longest run's
+// seconds, the inputs, the counts, the joined rows and the exit code.
+json::Value merged_summary(const MergeOptions& o, const std::vector<json::Value>& summaries,
+                           const Joined& j) {
   json::Value s;
   s.set("target", "merge");
   uint64_t seed = 0;
@@ -378,17 +391,42 @@ int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
   json::Array from;
   for (const auto& d : o.dirs) from.emplace_back(d);
   s.set("merged_from", std::move(from));
-  s.set("findings", static_cast<int64_t>(findings.size()));
-  s.set("duplicates_dropped", duplicates);
-  s.set("results", rows.rows(&per_pair));
-  int code = findings_exit_code(findings);
-  s.set("exit_code", code);
-  reports::write_json_atomically(o.out_dir + "/summary.json", s);
+  s.set("findings", static_cast<int64_t>(j.findings.size()));
+  s.set("duplicates_dropped", j.duplicates);
+  s.set("results", j.rows.rows(&j.per_pair));
+  s.set("exit_code", findings_exit_code(j.findings));
+  return s;
+}
+
+}  // namespace
+
+int merge_runs(const MergeOptions& o, std::ostream& out, std::ostream& log) {
+  if (o.dirs.empty())
+    throw InputError("merge needs at least one run directory: stabfuzz merge DIR... --out OUT");
+  if (o.out_dir.empty()) throw InputError("merge needs --out DIR for the joined run");
+  const std::vector<json::Value> summaries = read_summaries(o);
+  check_shards(o.dirs, log);
+
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw InputError("cannot create directory " + o.out_dir + ": " + ec.message());
+  const std::string prev = reports::move_previous_run(o.out_dir);
+  if (!prev.empty())
+    log << "stabfuzz merge: " << o.out_dir << " held an earlier run; moved its files to " << prev
+        << "\n";
+
+  const Joined j = join_runs(o, summaries, log);
+  std::string text;
+  for (const auto& f : j.findings) text += json::dump(f) + "\n";
+  reports::write_text_atomically(o.out_dir + "/findings.jsonl", text);
+  reports::write_json_atomically(o.out_dir + "/summary.json", merged_summary(o, summaries, j));
   if (o.write_reports) reports::write_reports(o.out_dir, log);
-  out << "merged " << o.dirs.size() << " runs: " << rows.size() << " implementation x dtype rows, "
-      << findings.size() << " findings (" << duplicates << " duplicates dropped)\n"
+  out << "merged " << o.dirs.size() << " runs: " << j.rows.size()
+      << " implementation x dtype rows, " << j.findings.size() << " findings (" << j.duplicates
+      << " duplicates dropped)\n"
       << "findings: " << o.out_dir << "/findings.jsonl\nsummary:  " << o.out_dir
       << "/summary.json\n";
+  int code = findings_exit_code(j.findings);
   if (!o.baseline.empty()) {
     out << "diff against " << o.baseline << ":\n";
     code = diff_against_baseline(o.baseline, o.out_dir, out);

@@ -61,6 +61,148 @@ void make_dirs(const std::string& path) {
   }
 }
 
+// One parse: the entry so far, the header keys seen, and the tensor whose values are still
+// coming. Errors name the file and the line being parsed.
+struct Parser {
+  const std::string& name;
+  Entry e;
+  bool have_family = false, have_impl = false, have_dtype = false, have_expect = false;
+  size_t pending = 0;  // values the current tensor still needs
+  size_t line_no = 0, tensor_line = 0;
+
+  explicit Parser(const std::string& name_) : name(name_) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(name + ":" + std::to_string(line_no) + ": " + what);
+  }
+
+  // One line, already trimmed.
+  void read_line(const std::string& line) {
+    if (line.empty() || line[0] == '#') return;
+    if (pending > 0)
+      values(line);
+    else if (line.rfind("tensor", 0) == 0 && (line.size() == 6 || line[6] == ' '))
+      tensor(line);
+    else
+      header(line);
+  }
+
+  // Values of the current tensor.
+  void values(const std::string& line) {
+    for (const auto& w : words(line)) {
+      if (pending == 0) fail("more values than the tensor's shape holds");
+      const auto v = parse_double(w);
+      if (!v) fail("'" + w + "' is not a float (hex floats like 0x1.8p+3, inf, -inf, nan)");
+      if (!representable(e.input.dtype, *v))
+        fail("value " + w + " is not representable in " + std::string(dtype_name(e.input.dtype)));
+      e.input.args.back().values.push_back(*v);
+      --pending;
+    }
+  }
+
+  // 'tensor <shape>': a new tensor whose values follow.
+  void tensor(const std::string& line) {
+    if (!have_dtype) fail("'dtype:' must come before the first tensor");
+    const auto w = words(line.substr(6));
+    if (w.size() != 1)
+      fail("expected 'tensor <shape>', e.g. 'tensor 4' or 'tensor 2x3' or 'tensor scalar'");
+    Tensor t;
+    size_t count = 1;
+    if (w[0] != "scalar") {
+      std::stringstream ss(w[0]);
+      for (std::string dim; std::getline(ss, dim, 'x');) {
+        char* end = nullptr;
+        errno = 0;
+        const long long d = std::strtoll(dim.c_str(), &end, 10);
+        if (dim.empty() || end != dim.c_str() + dim.size() || d < 0 || errno == ERANGE ||
+            d > (1LL << 28))
+          fail("bad dimension '" + dim + "' in shape '" + w[0] + "'");
+        t.shape.push_back(d);
+        count *= static_cast<size_t>(d);
+        if (count > (size_t{1} << 28)) fail("tensor too large");
+      }
+    }
+    t.values.reserve(count);
+    e.input.args.push_back(std::move(t));
+    pending = count;
+    tensor_line = line_no;
+  }
+
+  // 'key: value', before the first tensor.
+  void header(const std::string& line) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos)
+      fail("expected 'key: value' or 'tensor <shape>', got '" + line + "'");
+    if (!e.input.args.empty()) fail("header line after the first tensor");
+    const std::string key = trim(std::string_view(line).substr(0, colon));
+    const std::string value = trim(std::string_view(line).substr(colon + 1));
+    if (key == "family") {
+      if (value.empty()) fail("empty family");
+      e.family = value, have_family = true;
+    } else if (key == "impl") {
+      if (value.empty()) fail("empty impl");
+      e.impl = value, have_impl = true;
+    } else if (key == "dtype") {
+      const auto d = parse_dtype(value);
+      if (!d) fail("unknown dtype '" + value + "' (f64, f32, f16, bf16)");
+      e.input.dtype = *d, have_dtype = true;
+    } else if (key == "params") {
+      params(value);
+    } else if (key == "expect") {
+      expect(value);
+    } else if (key == "seed") {
+      seed(value);
+    } else if (key == "note") {
+      e.note = value;
+    } else {
+      fail("unknown key '" + key + "'");
+    }
+  }
+
+  // 'params: name=value ...'
+  void params(const std::string& value) {
+    for (const auto& w : words(value)) {
+      const size_t eq = w.find('=');
+      const auto v = eq == std::string::npos ? std::nullopt : parse_double(w.substr(eq + 1));
+      if (eq == 0 || !v) fail("expected name=value parameters, got '" + w + "'");
+      e.input.set_param(w.substr(0, eq), *v);
+    }
+  }
+
+  void expect(const std::string& value) {
+    if (value == "stable")
+      e.expect = Expect::stable;
+    else if (value == "detected")
+      e.expect = Expect::detected;
+    else
+      fail("expect must be 'stable' or 'detected', got '" + value + "'");
+    have_expect = true;
+  }
+
+  void seed(const std::string& value) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long s = std::strtoull(value.c_str(), &end, 10);
+    if (value.empty() || end != value.c_str() + value.size() || errno == ERANGE || value[0] == '-')
+      fail("bad seed '" + value + "'");
+    e.seed = s;
+  }
+
+  // The entry, once every line is read: every required key and a complete tensor.
+  Entry finish() {
+    if (pending > 0) {
+      line_no = tensor_line;
+      fail("the tensor declared here lacks " + std::to_string(pending) + " values");
+    }
+    if (!have_family) fail("no 'family:' line");
+    if (!have_impl) fail("no 'impl:' line");
+    if (!have_dtype) fail("no 'dtype:' line");
+    if (!have_expect) fail("no 'expect:' line");
+    if (e.input.args.empty()) fail("no tensor");
+    return std::move(e);
+  }
+};
+
 }  // namespace
 
 std::string_view expect_name(Expect e) { return e == Expect::stable ? "stable" : "detected"; }
@@ -95,116 +237,17 @@ std::string format(const Entry& e) {
 }
 
 Entry parse(std::string_view text, const std::string& name) {
-  Entry e;
-  bool have_family = false, have_impl = false, have_dtype = false, have_expect = false;
-  size_t pending = 0;  // values the current tensor still needs
-  size_t line_no = 0, tensor_line = 0;
-  auto fail = [&](const std::string& what) -> void {
-    throw InputError(name + ":" + std::to_string(line_no) + ": " + what);
-  };
+  Parser p(name);
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t nl = text.find('\n', pos);
     const std::string_view raw =
         text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    ++line_no;
-    const std::string line = trim(raw);
-    if (line.empty() || line[0] == '#') continue;
-    if (pending > 0) {  // values of the current tensor
-      for (const auto& w : words(line)) {
-        if (pending == 0) fail("more values than the tensor's shape holds");
-        const auto v = parse_double(w);
-        if (!v) fail("'" + w + "' is not a float (hex floats like 0x1.8p+3, inf, -inf, nan)");
-        if (!representable(e.input.dtype, *v))
-          fail("value " + w + " is not representable in " + std::string(dtype_name(e.input.dtype)));
-        e.input.args.back().values.push_back(*v);
-        --pending;
-      }
-      continue;
-    }
-    if (line.rfind("tensor", 0) == 0 && (line.size() == 6 || line[6] == ' ')) {
-      if (!have_dtype) fail("'dtype:' must come before the first tensor");
-      const auto w = words(line.substr(6));
-      if (w.size() != 1)
-        fail("expected 'tensor <shape>', e.g. 'tensor 4' or 'tensor 2x3' or 'tensor scalar'");
-      Tensor t;
-      size_t count = 1;
-      if (w[0] != "scalar") {
-        std::stringstream ss(w[0]);
-        for (std::string dim; std::getline(ss, dim, 'x');) {
-          char* end = nullptr;
-          errno = 0;
-          const long long d = std::strtoll(dim.c_str(), &end, 10);
-          if (dim.empty() || end != dim.c_str() + dim.size() || d < 0 || errno == ERANGE ||
-              d > (1LL << 28))
-            fail("bad dimension '" + dim + "' in shape '" + w[0] + "'");
-          t.shape.push_back(d);
-          count *= static_cast<size_t>(d);
-          if (count > (size_t{1} << 28)) fail("tensor too large");
-        }
-      }
-      t.values.reserve(count);
-      e.input.args.push_back(std::move(t));
-      pending = count;
-      tensor_line = line_no;
-      continue;
-    }
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos)
-      fail("expected 'key: value' or 'tensor <shape>', got '" + line + "'");
-    if (!e.input.args.empty()) fail("header line after the first tensor");
-    const std::string key = trim(std::string_view(line).substr(0, colon));
-    const std::string value = trim(std::string_view(line).substr(colon + 1));
-    if (key == "family") {
-      if (value.empty()) fail("empty family");
-      e.family = value, have_family = true;
-    } else if (key == "impl") {
-      if (value.empty()) fail("empty impl");
-      e.impl = value, have_impl = true;
-    } else if (key == "dtype") {
-      const auto d = parse_dtype(value);
-      if (!d) fail("unknown dtype '" + value + "' (f64, f32, f16, bf16)");
-      e.input.dtype = *d, have_dtype = true;
-    } else if (key == "params") {
-      for (const auto& w : words(value)) {
-        const size_t eq = w.find('=');
-        const auto v = eq == std::string::npos ? std::nullopt : parse_double(w.substr(eq + 1));
-        if (eq == 0 || !v) fail("expected name=value parameters, got '" + w + "'");
-        e.input.set_param(w.substr(0, eq), *v);
-      }
-    } else if (key == "expect") {
-      if (value == "stable")
-        e.expect = Expect::stable;
-      else if (value == "detected")
-        e.expect = Expect::detected;
-      else
-        fail("expect must be 'stable' or 'detected', got '" + value + "'");
-      have_expect = true;
-    } else if (key == "seed") {
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long long s = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || end != value.c_str() + value.size() || errno == ERANGE ||
-          value[0] == '-')
-        fail("bad seed '" + value + "'");
-      e.seed = s;
-    } else if (key == "note") {
-      e.note = value;
-    } else {
-      fail("unknown key '" + key + "'");
-    }
+    ++p.line_no;
+    p.read_line(trim(raw));
   }
-  if (pending > 0) {
-    line_no = tensor_line;
-    fail("the tensor declared here lacks " + std::to_string(pending) + " values");
-  }
-  if (!have_family) fail("no 'family:' line");
-  if (!have_impl) fail("no 'impl:' line");
-  if (!have_dtype) fail("no 'dtype:' line");
-  if (!have_expect) fail("no 'expect:' line");
-  if (e.input.args.empty()) fail("no tensor");
-  return e;
+  return p.finish();
 }
 
 Entry read_file(const std::string& path) {

@@ -41,104 +41,116 @@ DigitsSummary summarize(std::vector<double> d) {
   return s;
 }
 
+// The model's weights rounded to F, and the same values as CESTAC scalars.
 template <class F>
-InferResult run(const ModelFile& m, const Dataset& test, uint64_t seed) {
-  using T = Stoch<F, 3>;
-  const auto t0 = std::chrono::steady_clock::now();
-  const ModelSpec& spec = m.spec;
-  const int B = static_cast<int>(test.rows()), C = spec.classes;
-  InferResult res;
-  res.model = m;
-  res.data = test.name;
-  res.f64 = std::is_same_v<F, double>;
-  res.seed = seed;
-  if (B == 0) throw InputError("empty test set");
+struct Weights {
+  Params<F> native;
+  Params<Stoch<F, 3>> stoch;
+};
 
-  // Round to nearest: the accuracy train reported for these weights.
-  Params<F> pn = Params<F>::zeros(spec);
-  Params<T> ps = Params<T>::zeros(spec);
+template <class F>
+Weights<F> weights_of(const ModelFile& m) {
+  using T = Stoch<F, 3>;
+  Weights<F> w{Params<F>::zeros(m.spec), Params<T>::zeros(m.spec)};
   for (int i = 0; i < Params<F>::kTensors; ++i)
     for (size_t j = 0; j < m.params.tensor(i).size(); ++j) {
-      pn.tensor(i)[j] = static_cast<F>(m.params.tensor(i)[j]);
-      ps.tensor(i)[j] = T(pn.tensor(i)[j]);  // exact: every sample starts equal
+      w.native.tensor(i)[j] = static_cast<F>(m.params.tensor(i)[j]);
+      w.stoch.tensor(i)[j] = T(w.native.tensor(i)[j]);  // exact: every sample starts equal
     }
-  {
-    std::vector<F> x(test.x.begin(), test.x.end());
-    const std::vector<int> pred = predict(spec, pn, x.data(), B);
-    int64_t right = 0;
-    for (int b = 0; b < B; ++b) right += pred[b] == test.y[b];
-    res.accuracy_native = static_cast<double>(right) / B;
-  }
+  return w;
+}
 
-  Workspace<T> ws;
-  Trace tr(2, true);
-  std::vector<T> margins(static_cast<size_t>(B));
-  std::vector<int> top1(static_cast<size_t>(B)), top2(static_cast<size_t>(B));
-  {
-    cestac::Run cr(seed, 0, cestac::Config{cestac::kDefaultCancelDigits, true});
-    std::vector<T> x;
-    x.reserve(test.x.size());
-    for (double v : test.x) x.push_back(T(static_cast<F>(v)));
-    tr.begin_step(0);
-    loss_and_grad(spec, ps, x.data(), test.y.data(), B, LossKind::ce,
-                  static_cast<Params<T>*>(nullptr), ws, tr);
-    for (int b = 0; b < B; ++b) {
-      const T* z = &ws.z2[size_t(b) * C];
-      int i1 = 0, i2 = -1;
-      for (int c = 1; c < C; ++c) {
-        if (z[c].mean() > z[i1].mean()) {
-          i2 = i1;
-          i1 = c;
-        } else if (i2 < 0 || z[c].mean() > z[i2].mean()) {
-          i2 = c;
-        }
-      }
-      top1[b] = i1;
-      top2[b] = i2;
-      margins[b] = z[i1] - z[i2];  // under random rounding, as a consumer would compute it
-    }
-  }
+// Round to nearest: the accuracy train reported for these weights.
+template <class F>
+double native_accuracy(const ModelSpec& spec, const Params<F>& pn, const Dataset& test) {
+  const int B = static_cast<int>(test.rows());
+  std::vector<F> x(test.x.begin(), test.x.end());
+  const std::vector<int> pred = predict(spec, pn, x.data(), B);
+  int64_t right = 0;
+  for (int b = 0; b < B; ++b) right += pred[b] == test.y[b];
+  return static_cast<double>(right) / B;
+}
 
-  cestac::NearestScope nearest;
-  std::vector<int64_t> right(T::kSamples, 0);
-  std::vector<double> all_digits;
-  all_digits.reserve(size_t(B) * C);
+// Each row's two largest logits (by the samples' mean) and the difference between them.
+template <class T>
+struct TopTwo {
+  std::vector<T> margins;
+  std::vector<int> top1, top2;
+};
+
+// The forward pass under CESTAC (keyed by `seed`): the logits in ws.z2, every operation traced,
+// and each row's top two.
+template <class F>
+TopTwo<Stoch<F, 3>> cestac_forward(const ModelSpec& spec, const Params<Stoch<F, 3>>& ps,
+                                   const Dataset& test, uint64_t seed, Workspace<Stoch<F, 3>>& ws,
+                                   Trace& tr) {
+  using T = Stoch<F, 3>;
+  const int B = static_cast<int>(test.rows()), C = spec.classes;
+  TopTwo<T> t{std::vector<T>(static_cast<size_t>(B)), std::vector<int>(static_cast<size_t>(B)),
+              std::vector<int>(static_cast<size_t>(B))};
+  cestac::Run cr(seed, 0, cestac::Config{cestac::kDefaultCancelDigits, true});
+  std::vector<T> x;
+  x.reserve(test.x.size());
+  for (double v : test.x) x.push_back(T(static_cast<F>(v)));
+  tr.begin_step(0);
+  loss_and_grad(spec, ps, x.data(), test.y.data(), B, LossKind::ce,
+                static_cast<Params<T>*>(nullptr), ws, tr);
   for (int b = 0; b < B; ++b) {
     const T* z = &ws.z2[size_t(b) * C];
-    InferRow row;
-    row.row = b;
-    row.label = test.y[b];
-    row.pred = top1[b];
-    row.logit_digits_min = std::numeric_limits<double>::infinity();
-    for (int c = 0; c < C; ++c) {
-      const double d = value_digits(z[c]);
-      all_digits.push_back(d);
-      row.logit_digits_min = std::min(row.logit_digits_min, d);
+    int i1 = 0, i2 = -1;
+    for (int c = 1; c < C; ++c) {
+      if (z[c].mean() > z[i1].mean()) {
+        i2 = i1;
+        i1 = c;
+      } else if (i2 < 0 || z[c].mean() > z[i2].mean()) {
+        i2 = c;
+      }
     }
-    for (int k = 0; k < T::kSamples; ++k) {
-      int best = 0;
-      for (int c = 1; c < C; ++c)
-        if (z[c].s[k] > z[best].s[k]) best = c;
-      row.sample_preds.push_back(best);
-      right[k] += best == row.label;
-      row.flip |= best != row.sample_preds[0];
-    }
-    row.margin = margins[b].mean();
-    row.margin_digits = value_digits(margins[b]);
-    res.flips += row.flip;
-    res.rows.push_back(std::move(row));
+    t.top1[b] = i1;
+    t.top2[b] = i2;
+    t.margins[b] = z[i1] - z[i2];  // under random rounding, as a consumer would compute it
   }
-  for (int k = 0; k < T::kSamples; ++k)
-    res.accuracy_per_sample.push_back(static_cast<double>(right[k]) / B);
-  res.logits = summarize(all_digits);
+  return t;
+}
 
+// Row b's record from its logits z: their digits (appended to `all_digits`), each sample's
+// argmax (counted in `right` when it is the label) and the margin's digits.
+template <class T>
+InferRow infer_row(int b, int C, const T* z, int label, int top1, const T& margin,
+                   std::vector<double>& all_digits, std::vector<int64_t>& right) {
+  InferRow row;
+  row.row = b;
+  row.label = label;
+  row.pred = top1;
+  row.logit_digits_min = std::numeric_limits<double>::infinity();
+  for (int c = 0; c < C; ++c) {
+    const double d = value_digits(z[c]);
+    all_digits.push_back(d);
+    row.logit_digits_min = std::min(row.logit_digits_min, d);
+  }
+  for (int k = 0; k < T::kSamples; ++k) {
+    int best = 0;
+    for (int c = 1; c < C; ++c)
+      if (z[c].s[k] > z[best].s[k]) best = c;
+    row.sample_preds.push_back(best);
+    right[k] += best == row.label;
+    row.flip |= best != row.sample_preds[0];
+  }
+  row.margin = margin.mean();
+  row.margin_digits = value_digits(margin);
+  return row;
+}
+
+// The rows by margin decade (kEdges): how many, how many flip, and their digits.
+std::vector<MarginBucket> margin_buckets(const std::vector<InferRow>& rows) {
+  std::vector<MarginBucket> buckets;
   const int nb = static_cast<int>(std::size(kEdges));
   for (int i = 0; i < nb; ++i) {
     MarginBucket mb;
     mb.lo = kEdges[i];
     mb.hi = i + 1 < nb ? kEdges[i + 1] : std::numeric_limits<double>::infinity();
     std::vector<double> ld, md;
-    for (const auto& r : res.rows)
+    for (const auto& r : rows)
       if (r.margin >= mb.lo && r.margin < mb.hi) {
         ++mb.rows;
         mb.flips += r.flip;
@@ -152,8 +164,45 @@ InferResult run(const ModelFile& m, const Dataset& test, uint64_t seed) {
       mb.margin_digits_min = b.min;
       mb.margin_digits_mean = b.mean;
     }
-    res.buckets.push_back(mb);
+    buckets.push_back(mb);
   }
+  return buckets;
+}
+
+template <class F>
+InferResult run(const ModelFile& m, const Dataset& test, uint64_t seed) {
+  using T = Stoch<F, 3>;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ModelSpec& spec = m.spec;
+  const int B = static_cast<int>(test.rows()), C = spec.classes;
+  InferResult res;
+  res.model = m;
+  res.data = test.name;
+  res.f64 = std::is_same_v<F, double>;
+  res.seed = seed;
+  if (B == 0) throw InputError("empty test set");
+
+  const Weights<F> w = weights_of<F>(m);
+  res.accuracy_native = native_accuracy(spec, w.native, test);
+
+  Workspace<T> ws;
+  Trace tr(2, true);
+  const TopTwo<T> top = cestac_forward<F>(spec, w.stoch, test, seed, ws, tr);
+
+  cestac::NearestScope nearest;
+  std::vector<int64_t> right(T::kSamples, 0);
+  std::vector<double> all_digits;
+  all_digits.reserve(size_t(B) * C);
+  for (int b = 0; b < B; ++b) {
+    InferRow row = infer_row(b, C, &ws.z2[size_t(b) * C], test.y[b], top.top1[b], top.margins[b],
+                             all_digits, right);
+    res.flips += row.flip;
+    res.rows.push_back(std::move(row));
+  }
+  for (int k = 0; k < T::kSamples; ++k)
+    res.accuracy_per_sample.push_back(static_cast<double>(right[k]) / B);
+  res.logits = summarize(all_digits);
+  res.buckets = margin_buckets(res.rows);
   res.layers = tr.stats();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

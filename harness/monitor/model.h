@@ -68,92 +68,160 @@ struct Workspace {
   std::vector<T> z1, a1, z2, loss, dz2, da1, dz1;
 };
 
-namespace detail {}  // namespace detail
+namespace detail {
 
-// Loss of the batch x[0..B) (rows of spec.features()), labels y; with `g`, also its gradient.
-// Returns the mean loss over the batch.
+// One call of loss_and_grad: its inputs and shapes, and the relative errors of the tensors traced
+// so far (empty for native scalars). Each stage reads what the stages before it wrote, and the
+// stages run in the order of loss_and_grad, which is the order of the trace's operations.
 template <class T>
-T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int* y, int B,
-                LossKind loss_kind, Params<T>* g, Workspace<T>& ws, Trace& tr) {
-  using std::exp;
-  using std::fabs;
-  using std::log;
-  using std::log1p;
-  using std::tanh;
-  const int F = spec.features(), H = spec.layer1_out(), C = spec.classes;
-  const size_t BH = size_t(B) * H, BC = size_t(B) * C;
-  const char* l1 = spec.layer1_name();
-  const bool cnn = spec.kind == ModelKind::cnn;
-  const int oh = spec.height - 2, ow = spec.width - 2;  // CNN output map
+struct Pass {
+  const ModelSpec& spec;
+  const Params<T>& p;
+  const T* x;
+  const int* y;
+  const int B;
+  const LossKind loss_kind;
+  Params<T>* g;
+  Workspace<T>& ws;
+  Trace& tr;
+  const int F, H, C;
+  const size_t BH, BC;
+  const char* l1;
+  const bool cnn;
+  const int oh, ow;  // CNN output map
 
   // Relative errors of the inputs: the data and the parameters.
-  const Errors e_x = tr.errors(x, size_t(B) * F);
-  const Errors e_w1 = tr.errors(p.w1.data(), p.w1.size()),
-               e_b1 = tr.errors(p.b1.data(), p.b1.size());
-  const Errors e_w2 = tr.errors(p.w2.data(), p.w2.size()),
-               e_b2 = tr.errors(p.b2.data(), p.b2.size());
+  const Errors e_x, e_w1, e_b1, e_w2, e_b2;
+  // Relative errors of the outputs of the forward and backward operations.
+  Errors e_z1, e_a1, e_z2, e_dz2, e_da1, e_dz1;
+  std::vector<double> ptrue;  // p - t in double, for the condition numbers only
 
-  // ---- forward: layer1 -------------------------------------------------------------------------
+  Pass(const ModelSpec& spec_, const Params<T>& p_, const T* x_, const int* y_, int B_,
+       LossKind loss_kind_, Params<T>* g_, Workspace<T>& ws_, Trace& tr_)
+      : spec(spec_),
+        p(p_),
+        x(x_),
+        y(y_),
+        B(B_),
+        loss_kind(loss_kind_),
+        g(g_),
+        ws(ws_),
+        tr(tr_),
+        F(spec.features()),
+        H(spec.layer1_out()),
+        C(spec.classes),
+        BH(size_t(B) * H),
+        BC(size_t(B) * C),
+        l1(spec.layer1_name()),
+        cnn(spec.kind == ModelKind::cnn),
+        oh(spec.height - 2),
+        ow(spec.width - 2),
+        e_x(tr.errors(x, size_t(B) * F)),
+        e_w1(tr.errors(p.w1.data(), p.w1.size())),
+        e_b1(tr.errors(p.b1.data(), p.b1.size())),
+        e_w2(tr.errors(p.w2.data(), p.w2.size())),
+        e_b2(tr.errors(p.b2.data(), p.b2.size())) {}
+
+  void layer1_forward();
+  void dense_forward();
+  void conv_forward();
+  void tanh_forward();
+  void fc2_forward();
+  T loss_forward();
+  Site mse_loss(int b, const T& invB);
+  Site naive_ce_loss(int b, const T& invB);
+  Site ce_loss(int b, const T& invB);
+  void softmax_minus_target(int b);
+  void loss_backward();
+  void fc2_backward_params();
+  void fc2_backward_input();
+  void tanh_backward();
+  void layer1_backward();
+  void dense_backward();
+  void conv_backward();
+};
+
+// ---- forward: layer1 ---------------------------------------------------------------------------
+template <class T>
+void Pass<T>::layer1_forward() {
   ws.z1.assign(BH, T(0));
-  if (!cnn) {
-    for (int b = 0; b < B; ++b) {
-      T* z = &ws.z1[size_t(b) * H];
-      for (int j = 0; j < H; ++j) z[j] = p.b1[j];
-      for (int k = 0; k < F; ++k) {
-        const T& xv = x[size_t(b) * F + k];
-        if (value_of(xv) == 0) continue;  // exact zero pixels add exactly nothing
-        const T* w = &p.w1[size_t(k) * H];
-        for (int j = 0; j < H; ++j) z[j] += xv * w[j];
-      }
-    }
-  } else {
-    for (int b = 0; b < B; ++b)
-      for (int c = 0; c < spec.channels; ++c)
-        for (int i = 0; i < oh; ++i)
-          for (int j = 0; j < ow; ++j) {
-            T acc = p.b1[c];
-            for (int u = 0; u < 3; ++u)
-              for (int v = 0; v < 3; ++v)
-                acc += x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] *
-                       p.w1[size_t(c) * 9 + u * 3 + v];
-            ws.z1[size_t(b) * H + (size_t(c) * oh + i) * ow + j] = acc;
-          }
-  }
+  if (!cnn)
+    dense_forward();
+  else
+    conv_forward();
   // z = b + sum x w: explained (|b| e_b + sum |x w| (e_x + e_w)) / |z|
-  const Errors e_z1 =
-      tr.op(l1, Phase::forward, cnn ? "conv3x3" : "matmul", STABFUZZ_MONITOR_SITE, ws.z1.data(), BH,
-            [&](size_t e) {
-              const size_t b = e / H, j = e % H;
-              Propagated s;
-              if (!cnn) {
-                s.add(std::fabs(value_of(p.b1[j])), e_b1[j]);
-                for (int k = 0; k < F; ++k) {
-                  const size_t xi = b * F + k, wi = size_t(k) * H + j;
-                  s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
-                }
-              } else {
-                const size_t c = j / (oh * ow), i = (j / ow) % oh, jj = j % ow;
-                s.add(std::fabs(value_of(p.b1[c])), e_b1[c]);
-                for (int u = 0; u < 3; ++u)
-                  for (int v = 0; v < 3; ++v) {
-                    const size_t xi = b * F + (i + u) * spec.width + jj + v, wi = c * 9 + u * 3 + v;
-                    s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
-                  }
-              }
-              return s.rel(value_of(ws.z1[e]));
-            });
+  e_z1 = tr.op(l1, Phase::forward, cnn ? "conv3x3" : "matmul", STABFUZZ_MONITOR_SITE, ws.z1.data(),
+               BH, [&](size_t e) {
+                 const size_t b = e / H, j = e % H;
+                 Propagated s;
+                 if (!cnn) {
+                   s.add(std::fabs(value_of(p.b1[j])), e_b1[j]);
+                   for (int k = 0; k < F; ++k) {
+                     const size_t xi = b * F + k, wi = size_t(k) * H + j;
+                     s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
+                   }
+                 } else {
+                   const size_t c = j / (oh * ow), i = (j / ow) % oh, jj = j % ow;
+                   s.add(std::fabs(value_of(p.b1[c])), e_b1[c]);
+                   for (int u = 0; u < 3; ++u)
+                     for (int v = 0; v < 3; ++v) {
+                       const size_t xi = b * F + (i + u) * spec.width + jj + v,
+                                    wi = c * 9 + u * 3 + v;
+                       s.add(std::fabs(value_of(x[xi]) * value_of(p.w1[wi])), e_x[xi] + e_w1[wi]);
+                     }
+                 }
+                 return s.rel(value_of(ws.z1[e]));
+               });
+}
 
-  // ---- forward: tanh ---------------------------------------------------------------------------
+// The MLP's layer1: z = b + x W (W: features x hidden, row-major).
+template <class T>
+void Pass<T>::dense_forward() {
+  for (int b = 0; b < B; ++b) {
+    T* z = &ws.z1[size_t(b) * H];
+    for (int j = 0; j < H; ++j) z[j] = p.b1[j];
+    for (int k = 0; k < F; ++k) {
+      const T& xv = x[size_t(b) * F + k];
+      if (value_of(xv) == 0) continue;  // exact zero pixels add exactly nothing
+      const T* w = &p.w1[size_t(k) * H];
+      for (int j = 0; j < H; ++j) z[j] += xv * w[j];
+    }
+  }
+}
+
+// The CNN's layer1: a valid 3x3 convolution per channel, plus the channel's bias.
+template <class T>
+void Pass<T>::conv_forward() {
+  for (int b = 0; b < B; ++b)
+    for (int c = 0; c < spec.channels; ++c)
+      for (int i = 0; i < oh; ++i)
+        for (int j = 0; j < ow; ++j) {
+          T acc = p.b1[c];
+          for (int u = 0; u < 3; ++u)
+            for (int v = 0; v < 3; ++v)
+              acc += x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] *
+                     p.w1[size_t(c) * 9 + u * 3 + v];
+          ws.z1[size_t(b) * H + (size_t(c) * oh + i) * ow + j] = acc;
+        }
+}
+
+// ---- forward: tanh -----------------------------------------------------------------------------
+template <class T>
+void Pass<T>::tanh_forward() {
+  using std::tanh;
   ws.a1.resize(BH);
   for (size_t e = 0; e < BH; ++e) ws.a1[e] = tanh(ws.z1[e]);
-  const Errors e_a1 =
+  e_a1 =
       tr.op("tanh1", Phase::forward, "tanh", STABFUZZ_MONITOR_SITE, ws.a1.data(), BH,
             [&](size_t e) {  // cond |z tanh'(z) / tanh(z)| <= 1
               const double z = value_of(ws.z1[e]), a = std::tanh(z);
               return Explained{(a == 0 ? 1.0 : std::fabs(z * (1 - a * a) / a)) * e_z1[e], e_z1[e]};
             });
+}
 
-  // ---- forward: fc2 ----------------------------------------------------------------------------
+// ---- forward: fc2 ------------------------------------------------------------------------------
+template <class T>
+void Pass<T>::fc2_forward() {
   ws.z2.assign(BC, T(0));
   for (int b = 0; b < B; ++b) {
     T* z = &ws.z2[size_t(b) * C];
@@ -164,74 +232,36 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
       for (int c = 0; c < C; ++c) z[c] += av * w[c];
     }
   }
-  const Errors e_z2 = tr.op(
-      "fc2", Phase::forward, "matmul", STABFUZZ_MONITOR_SITE, ws.z2.data(), BC, [&](size_t e) {
-        const size_t b = e / C, c = e % C;
-        Propagated s;
-        s.add(std::fabs(value_of(p.b2[c])), e_b2[c]);
-        for (int k = 0; k < H; ++k) {
-          const size_t ai = b * H + k, wi = size_t(k) * C + c;
-          s.add(std::fabs(value_of(ws.a1[ai]) * value_of(p.w2[wi])), e_a1[ai] + e_w2[wi]);
-        }
-        return s.rel(value_of(ws.z2[e]));
-      });
+  e_z2 = tr.op("fc2", Phase::forward, "matmul", STABFUZZ_MONITOR_SITE, ws.z2.data(), BC,
+               [&](size_t e) {
+                 const size_t b = e / C, c = e % C;
+                 Propagated s;
+                 s.add(std::fabs(value_of(p.b2[c])), e_b2[c]);
+                 for (int k = 0; k < H; ++k) {
+                   const size_t ai = b * H + k, wi = size_t(k) * C + c;
+                   s.add(std::fabs(value_of(ws.a1[ai]) * value_of(p.w2[wi])), e_a1[ai] + e_w2[wi]);
+                 }
+                 return s.rel(value_of(ws.z2[e]));
+               });
+}
 
-  // ---- loss and its gradient with respect to the logits ----------------------------------------
+// ---- loss and its gradient with respect to the logits ------------------------------------------
+// Returns the mean loss over the batch.
+template <class T>
+T Pass<T>::loss_forward() {
   ws.loss.resize(size_t(B));
   ws.dz2.resize(BC);
-  std::vector<double> ptrue(BC);  // p - t in double, for the condition numbers only
+  ptrue.assign(BC, 0.0);
   const T invB = T(1) / T(B);
   Site loss_site = STABFUZZ_MONITOR_SITE;  // the loss statement of the branch taken
   for (int b = 0; b < B; ++b) {
-    const T* z = &ws.z2[size_t(b) * C];
-    T* dz = &ws.dz2[size_t(b) * C];
-    const int yb = y[b];
-    if (loss_kind == LossKind::mse) {
-      T l = T(0);
-      for (int c = 0; c < C; ++c) {
-        const T d = z[c] - T(c == yb ? 1 : 0);
-        l += d * d;
-        dz[c] = d * invB;
-      }
-      loss_site = STABFUZZ_MONITOR_SITE_NEXT;
-      ws.loss[b] = T(0.5) * l;
-    } else if (loss_kind == LossKind::ce_naive) {
-      T s = T(0);
-      for (int c = 0; c < C; ++c) s += exp(z[c]);
-      loss_site = STABFUZZ_MONITOR_SITE_NEXT;
-      ws.loss[b] = log(s) - z[yb];  // planted: cancels when the sample is confidently right
-      for (int c = 0; c < C; ++c) dz[c] = (exp(z[c]) / s - T(c == yb ? 1 : 0)) * invB;
-    } else {
-      // Stable: e_c = exp(z_c - max), S = sum e, R = sum of e over c != y; the loss is
-      // log1p(R / e_y) and the label's gradient -R / S, neither of which cancels.
-      T m = z[0];
-      for (int c = 1; c < C; ++c)
-        if (z[c] > m) m = z[c];
-      T e[16];
-      T S = T(0), R = T(0);
-      for (int c = 0; c < C; ++c) {
-        e[c] = exp(z[c] - m);
-        S += e[c];
-        if (c != yb) R += e[c];
-      }
-      const T gap = m - z[yb];
-      loss_site = STABFUZZ_MONITOR_SITE_NEXT;
-      ws.loss[b] = value_of(gap) > 20 ? gap + log(S) : log1p(R / e[yb]);
-      for (int c = 0; c < C; ++c) dz[c] = (c == yb ? -(R / S) : e[c] / S) * invB;
-    }
-    // p - t in double from the logits' values (conditioning only).
-    double zm = -INFINITY, S = 0, R = 0;  // R summed, not S - e_y: no cancellation
-    for (int c = 0; c < C; ++c) zm = std::max(zm, value_of(z[c]));
-    for (int c = 0; c < C; ++c) {
-      const double ec = std::exp(value_of(z[c]) - zm);
-      S += ec;
-      R += c == yb ? 0.0 : ec;
-    }
-    for (int c = 0; c < C; ++c) {
-      const double pc = std::exp(value_of(z[c]) - zm) / S;
-      ptrue[size_t(b) * C + c] =
-          loss_kind == LossKind::mse ? value_of(z[c]) - (c == yb) : (c == yb ? -R / S : pc);
-    }
+    if (loss_kind == LossKind::mse)
+      loss_site = mse_loss(b, invB);
+    else if (loss_kind == LossKind::ce_naive)
+      loss_site = naive_ce_loss(b, invB);
+    else
+      loss_site = ce_loss(b, invB);
+    softmax_minus_target(b);
   }
   // l(z): explained sum_c |z_c dl/dz_c| e_z / |l|
   const char* loss_op = loss_kind == LossKind::mse  ? "mse"
@@ -246,10 +276,93 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
   T total = T(0);
   for (int b = 0; b < B; ++b) total += ws.loss[b];
   total = total * invB;
-  if (!g) return total;
+  return total;
+}
 
-  // ---- backward: loss -> logits ----------------------------------------------------------------
-  const Errors e_dz2 = tr.op(
+// Sample b's MSE loss and its logits' gradient; returns the loss statement's site.
+template <class T>
+Site Pass<T>::mse_loss(int b, const T& invB) {
+  const T* z = &ws.z2[size_t(b) * C];
+  T* dz = &ws.dz2[size_t(b) * C];
+  const int yb = y[b];
+  T l = T(0);
+  for (int c = 0; c < C; ++c) {
+    const T d = z[c] - T(c == yb ? 1 : 0);
+    l += d * d;
+    dz[c] = d * invB;
+  }
+  const Site loss_site = STABFUZZ_MONITOR_SITE_NEXT;
+  ws.loss[b] = T(0.5) * l;
+  return loss_site;
+}
+
+// Sample b's naive cross-entropy and its logits' gradient; returns the loss statement's site.
+template <class T>
+Site Pass<T>::naive_ce_loss(int b, const T& invB) {
+  using std::exp;
+  using std::log;
+  const T* z = &ws.z2[size_t(b) * C];
+  T* dz = &ws.dz2[size_t(b) * C];
+  const int yb = y[b];
+  T s = T(0);
+  for (int c = 0; c < C; ++c) s += exp(z[c]);
+  const Site loss_site = STABFUZZ_MONITOR_SITE_NEXT;
+  ws.loss[b] = log(s) - z[yb];  // planted: cancels when the sample is confidently right
+  for (int c = 0; c < C; ++c) dz[c] = (exp(z[c]) / s - T(c == yb ? 1 : 0)) * invB;
+  return loss_site;
+}
+
+// Sample b's stable cross-entropy and its logits' gradient; returns the loss statement's site.
+// e_c = exp(z_c - max), S = sum e, R = sum of e over c != y; the loss is log1p(R / e_y) and the
+// label's gradient -R / S, neither of which cancels.
+template <class T>
+Site Pass<T>::ce_loss(int b, const T& invB) {
+  using std::exp;
+  using std::log;
+  using std::log1p;
+  const T* z = &ws.z2[size_t(b) * C];
+  T* dz = &ws.dz2[size_t(b) * C];
+  const int yb = y[b];
+  T m = z[0];
+  for (int c = 1; c < C; ++c)
+    if (z[c] > m) m = z[c];
+  T e[16];
+  T S = T(0), R = T(0);
+  for (int c = 0; c < C; ++c) {
+    e[c] = exp(z[c] - m);
+    S += e[c];
+    if (c != yb) R += e[c];
+  }
+  const T gap = m - z[yb];
+  const Site loss_site = STABFUZZ_MONITOR_SITE_NEXT;
+  ws.loss[b] = value_of(gap) > 20 ? gap + log(S) : log1p(R / e[yb]);
+  for (int c = 0; c < C; ++c) dz[c] = (c == yb ? -(R / S) : e[c] / S) * invB;
+  return loss_site;
+}
+
+// p - t of sample b in double from the logits' values (conditioning only).
+template <class T>
+void Pass<T>::softmax_minus_target(int b) {
+  const T* z = &ws.z2[size_t(b) * C];
+  const int yb = y[b];
+  double zm = -INFINITY, S = 0, R = 0;  // R summed, not S - e_y: no cancellation
+  for (int c = 0; c < C; ++c) zm = std::max(zm, value_of(z[c]));
+  for (int c = 0; c < C; ++c) {
+    const double ec = std::exp(value_of(z[c]) - zm);
+    S += ec;
+    R += c == yb ? 0.0 : ec;
+  }
+  for (int c = 0; c < C; ++c) {
+    const double pc = std::exp(value_of(z[c]) - zm) / S;
+    ptrue[size_t(b) * C + c] =
+        loss_kind == LossKind::mse ? value_of(z[c]) - (c == yb) : (c == yb ? -R / S : pc);
+  }
+}
+
+// ---- backward: loss -> logits ------------------------------------------------------------------
+template <class T>
+void Pass<T>::loss_backward() {
+  e_dz2 = tr.op(
       "loss", Phase::backward, "dlogits", STABFUZZ_MONITOR_SITE, ws.dz2.data(), BC, [&](size_t e) {
         const size_t b = e / C, c = e % C;
         if (loss_kind == LossKind::mse) {  // (z - t) / B: explained |z| e_z / |z - t|
@@ -272,8 +385,11 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
         }
         return kappa.rel(1.0);  // d log|g| / d z: already relative
       });
+}
 
-  // ---- backward: fc2 ---------------------------------------------------------------------------
+// ---- backward: fc2, the parameters' gradients ---------------------------------------------------
+template <class T>
+void Pass<T>::fc2_backward_params() {
   g->w2.assign(p.w2.size(), T(0));
   g->b2.assign(p.b2.size(), T(0));
   for (int b = 0; b < B; ++b) {
@@ -302,6 +418,11 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
             s.add(std::fabs(value_of(ws.dz2[size_t(b) * C + c])), e_dz2[size_t(b) * C + c]);
           return s.rel(value_of(g->b2[c]));
         });
+}
+
+// ---- backward: fc2, the input's gradient --------------------------------------------------------
+template <class T>
+void Pass<T>::fc2_backward_input() {
   ws.da1.assign(BH, T(0));
   for (int b = 0; b < B; ++b) {
     const T* dz = &ws.dz2[size_t(b) * C];
@@ -313,7 +434,7 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
       da[k] = acc;
     }
   }
-  const Errors e_da1 =
+  e_da1 =
       tr.op("fc2", Phase::backward, "dX", STABFUZZ_MONITOR_SITE, ws.da1.data(), BH, [&](size_t e) {
         const size_t b = e / H, k = e % H;
         Propagated s;
@@ -322,45 +443,31 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
                 e_dz2[b * C + c] + e_w2[k * C + c]);
         return s.rel(value_of(ws.da1[e]));
       });
+}
 
-  // ---- backward: tanh --------------------------------------------------------------------------
+// ---- backward: tanh ----------------------------------------------------------------------------
+template <class T>
+void Pass<T>::tanh_backward() {
   ws.dz1.resize(BH);
   for (size_t e = 0; e < BH; ++e) ws.dz1[e] = ws.da1[e] * (T(1) - ws.a1[e] * ws.a1[e]);
-  const Errors e_dz1 =
+  e_dz1 =
       tr.op("tanh1", Phase::backward, "dtanh", STABFUZZ_MONITOR_SITE, ws.dz1.data(), BH,
             [&](size_t e) {  // da (1 - a^2): e_da + |2 a^2 / (1 - a^2)| e_a
               const double a = value_of(ws.a1[e]);
               return Explained{e_da1[e] + Propagated{}.add(2 * a * a, e_a1[e]).rel(1 - a * a).err,
                                std::max(e_da1[e], e_a1[e])};
             });
+}
 
-  // ---- backward: layer1 (no input gradient: it is the first layer) -----------------------------
+// ---- backward: layer1 (no input gradient: it is the first layer) -------------------------------
+template <class T>
+void Pass<T>::layer1_backward() {
   g->w1.assign(p.w1.size(), T(0));
   g->b1.assign(p.b1.size(), T(0));
-  if (!cnn) {
-    for (int b = 0; b < B; ++b) {
-      const T* dz = &ws.dz1[size_t(b) * H];
-      for (int k = 0; k < F; ++k) {
-        const T& xv = x[size_t(b) * F + k];
-        if (value_of(xv) == 0) continue;
-        T* gw = &g->w1[size_t(k) * H];
-        for (int j = 0; j < H; ++j) gw[j] += xv * dz[j];
-      }
-      for (int j = 0; j < H; ++j) g->b1[j] += dz[j];
-    }
-  } else {
-    for (int b = 0; b < B; ++b)
-      for (int c = 0; c < spec.channels; ++c)
-        for (int i = 0; i < oh; ++i)
-          for (int j = 0; j < ow; ++j) {
-            const T& d = ws.dz1[size_t(b) * H + (size_t(c) * oh + i) * ow + j];
-            for (int u = 0; u < 3; ++u)
-              for (int v = 0; v < 3; ++v)
-                g->w1[size_t(c) * 9 + u * 3 + v] +=
-                    x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] * d;
-            g->b1[c] += d;
-          }
-  }
+  if (!cnn)
+    dense_backward();
+  else
+    conv_backward();
   tr.op(l1, Phase::backward, "dW", STABFUZZ_MONITOR_SITE, g->w1.data(), g->w1.size(),
         [&](size_t e) {
           Propagated s;
@@ -391,6 +498,58 @@ T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int
             }
           return s.rel(value_of(g->b1[j]));
         });
+}
+
+// The MLP's layer1 gradients: dW = x^T dz, db = sum over the batch of dz.
+template <class T>
+void Pass<T>::dense_backward() {
+  for (int b = 0; b < B; ++b) {
+    const T* dz = &ws.dz1[size_t(b) * H];
+    for (int k = 0; k < F; ++k) {
+      const T& xv = x[size_t(b) * F + k];
+      if (value_of(xv) == 0) continue;
+      T* gw = &g->w1[size_t(k) * H];
+      for (int j = 0; j < H; ++j) gw[j] += xv * dz[j];
+    }
+    for (int j = 0; j < H; ++j) g->b1[j] += dz[j];
+  }
+}
+
+// The CNN's layer1 gradients: each output's gradient times the 3x3 patch it read, and into its
+// channel's bias.
+template <class T>
+void Pass<T>::conv_backward() {
+  for (int b = 0; b < B; ++b)
+    for (int c = 0; c < spec.channels; ++c)
+      for (int i = 0; i < oh; ++i)
+        for (int j = 0; j < ow; ++j) {
+          const T& d = ws.dz1[size_t(b) * H + (size_t(c) * oh + i) * ow + j];
+          for (int u = 0; u < 3; ++u)
+            for (int v = 0; v < 3; ++v)
+              g->w1[size_t(c) * 9 + u * 3 + v] +=
+                  x[size_t(b) * F + size_t(i + u) * spec.width + (j + v)] * d;
+          g->b1[c] += d;
+        }
+}
+
+}  // namespace detail
+
+// Loss of the batch x[0..B) (rows of spec.features()), labels y; with `g`, also its gradient.
+// Returns the mean loss over the batch.
+template <class T>
+T loss_and_grad(const ModelSpec& spec, const Params<T>& p, const T* x, const int* y, int B,
+                LossKind loss_kind, Params<T>* g, Workspace<T>& ws, Trace& tr) {
+  detail::Pass<T> pass(spec, p, x, y, B, loss_kind, g, ws, tr);
+  pass.layer1_forward();
+  pass.tanh_forward();
+  pass.fc2_forward();
+  const T total = pass.loss_forward();
+  if (!g) return total;
+  pass.loss_backward();
+  pass.fc2_backward_params();
+  pass.fc2_backward_input();
+  pass.tanh_backward();
+  pass.layer1_backward();
   return total;
 }
 

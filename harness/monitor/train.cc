@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/errors.h"
@@ -61,6 +62,188 @@ double accuracy(const ModelSpec& spec, const Params<F>& p, const Dataset& d) {
   return static_cast<double>(right) / static_cast<double>(d.rows());
 }
 
+// The rows each step trains on: the whole training set, or `B` rows drawn from the batch stream.
+template <class T>
+struct Batches {
+  const Dataset& train;
+  const int n, features;
+  const bool full;
+  const int B;
+  const std::vector<T> xfull;
+  std::vector<T> xb;
+  std::vector<int> yb;
+  SeededEntropy draws;
+
+  Batches(const TrainConfig& cfg, const Dataset& train_)
+      : train(train_),
+        n(static_cast<int>(train.rows())),
+        features(cfg.spec.features()),
+        full(cfg.batch == 0 || cfg.batch >= n),
+        B(full ? n : static_cast<int>(cfg.batch)),
+        xfull(full ? to_scalar<T>(train.x) : std::vector<T>{}),
+        xb(full ? 0 : size_t(B) * features),
+        yb(full ? 0 : size_t(B)),
+        draws(cfg.seed, kBatchStream) {}
+
+  // The next step's rows x (B rows of features) and their labels y.
+  std::pair<const T*, const int*> next() {
+    if (full) return {xfull.data(), train.y.data()};
+    for (int b = 0; b < B; ++b) {
+      const size_t r = draws.below(static_cast<uint64_t>(n));
+      for (int f = 0; f < features; ++f)
+        xb[size_t(b) * features + f] = T(train.x[r * features + f]);
+      yb[b] = train.y[r];
+    }
+    return {xb.data(), yb.data()};
+  }
+};
+
+// The rows the sharpness of the full-batch loss is measured on when they are not the whole
+// training set: the first 1,024 rows when training on batches.
+std::optional<Dataset> sharpness_subset(const Dataset& train, bool full, int features) {
+  if (full || train.rows() <= 1024) return std::nullopt;
+  return Dataset{train.name,
+                 train.height,
+                 train.width,
+                 train.classes,
+                 {train.x.begin(), train.x.begin() + 1024 * features},
+                 {train.y.begin(), train.y.begin() + 1024}};
+}
+
+// Sharpness at `step` of the samples' mean weights, in round to nearest.
+template <class T>
+double sharpness_at(const TrainConfig& cfg, const Params<T>& p, const Dataset& set, int64_t step) {
+  cestac::NearestScope nearest;
+  return sharpness(cfg.spec, cfg.loss, sample_params<T, double>(p, -1), set, cfg.sharpness_iters,
+                   cfg.seed ^ static_cast<uint64_t>(step) * kSharpStream);
+}
+
+// SGD with the k-trick: v = mu v + g; w = w - (lr k) (v / k), each tensor's update traced.
+template <class T>
+struct Sgd {
+  using F = typename sample_of<T>::type;
+  const ModelSpec& spec;
+  const bool momentum;
+  const F lrk, kk, mu;
+  Params<T> vel;
+  std::vector<T> w_old;  // the tensor before its update, for the trace
+
+  explicit Sgd(const TrainConfig& cfg)
+      : spec(cfg.spec),
+        momentum(cfg.momentum > 0),
+        lrk(static_cast<F>(cfg.lr * cfg.k)),
+        kk(static_cast<F>(cfg.k)),
+        mu(static_cast<F>(cfg.momentum)),
+        vel(Params<T>::zeros(cfg.spec)) {}
+
+  void update(Params<T>& p, Params<T>& g, Trace& tr) {
+    for (int i = 0; i < Params<T>::kTensors; ++i) {
+      std::vector<T>& w = p.tensor(i);
+      std::vector<T>& gi = g.tensor(i);
+      std::vector<T>& v = vel.tensor(i);
+      if (momentum) {
+        for (size_t j = 0; j < w.size(); ++j) v[j] = T(mu) * v[j] + gi[j];
+      }
+      const std::vector<T>& d = momentum ? v : gi;
+      const Errors e_w = tr.errors(w.data(), w.size()), e_d = tr.errors(d.data(), d.size());
+      if (tr.enabled()) w_old = w;
+      for (size_t j = 0; j < w.size(); ++j) w[j] = w[j] - T(lrk) * (d[j] / T(kk));
+      tr.op(Params<T>::layer_of(spec, i), Phase::update, Params<T>::is_bias(i) ? "sgd_b" : "sgd_w",
+            STABFUZZ_MONITOR_SITE, w.data(), w.size(), [&](size_t j) {
+              const double wo = value_of(w_old[j]);
+              return Propagated{}
+                  .add(std::fabs(wo), e_w[j])
+                  .add(std::fabs(wo - value_of(w[j])), e_d[j])
+                  .rel(value_of(w[j]));
+            });
+    }
+  }
+};
+
+// The step's loss and its digits and, under CESTAC, the digits of the weights, the relative L1
+// difference between the samples' weights and the instabilities since the last step (`seen`: the
+// run's counts so far). In round to nearest.
+template <class T>
+void measure_step(StepRecord& rec, const T& loss, const Params<T>& p, const cestac::Run* run,
+                  std::array<uint64_t, cestac::kKindCount>& seen) {
+  cestac::NearestScope nearest;
+  rec.loss = value_of(loss);
+  rec.loss_digits = value_digits(loss);
+  if constexpr (is_stoch_v<T>) {
+    double diff = 0, base = 0, dmin = full_digits<T>(), dsum = 0;
+    size_t count = 0;
+    for (int i = 0; i < Params<T>::kTensors; ++i)
+      for (const T& w : p.tensor(i)) {
+        base += std::fabs(double(w.s[0]));
+        for (int k = 1; k < T::kSamples; ++k) diff += std::fabs(double(w.s[k]) - double(w.s[0]));
+        const double dg = value_digits(w);
+        dmin = std::min(dmin, dg);
+        dsum += dg;
+        ++count;
+      }
+    rec.rel_l1 = base > 0 ? diff / (T::kSamples - 1) / base : 0;
+    rec.weight_digits_min = dmin;
+    rec.weight_digits_mean = dsum / static_cast<double>(count);
+    const auto& counts = run->log().counts;
+    for (int k = 0; k < cestac::kKindCount; ++k) {
+      rec.instabilities[k] = counts[k] - seen[k];
+      seen[k] = counts[k];
+    }
+  } else {
+    (void)run;
+    (void)seen;
+    rec.weight_digits_min = rec.weight_digits_mean = full_digits<T>();
+  }
+}
+
+// The run's instability sites, most frequent first. Several addresses (inlined copies) can share
+// one file:line: one row per (kind, file:line).
+std::vector<SiteRecord> site_records(const cestac::Log& log) {
+  cestac::NearestScope nearest;
+  std::vector<SiteRecord> sites;
+  for (const auto& s : log.sites) {
+    SiteRecord r{std::string(cestac::kind_name(s.kind)), cestac::symbolize(s.address), s.count};
+    auto same = std::find_if(sites.begin(), sites.end(), [&](const SiteRecord& q) {
+      return q.kind == r.kind && q.site == r.site;
+    });
+    if (same != sites.end())
+      same->count += r.count;
+    else
+      sites.push_back(std::move(r));
+  }
+  std::stable_sort(sites.begin(), sites.end(),
+                   [](const SiteRecord& a, const SiteRecord& b) { return a.count > b.count; });
+  return sites;
+}
+
+// The first sharpness recorded and the one largest in magnitude.
+void summarize_sharpness(TrainResult& res) {
+  for (const auto& s : res.steps) {
+    if (std::isnan(s.lambda)) continue;
+    if (std::isnan(res.lambda0)) res.lambda0 = s.lambda;
+    if (std::isnan(res.lambda_max) || std::fabs(s.lambda) > std::fabs(res.lambda_max))
+      res.lambda_max = s.lambda;
+  }
+}
+
+// The final weights (the samples' mean) and the test accuracy of the mean and of each sample, in
+// round to nearest.
+template <class T>
+void evaluate(TrainResult& res, const ModelSpec& spec, const Params<T>& p, const Dataset& test) {
+  using F = typename sample_of<T>::type;
+  {
+    const Params<F> mean = sample_params<T, F>(p, -1);
+    res.final_params = sample_params<F, double>(mean, 0);
+    res.test_accuracy_mean = accuracy(spec, mean, test);
+  }
+  if constexpr (is_stoch_v<T>) {
+    for (int k = 0; k < T::kSamples; ++k)
+      res.test_accuracy.push_back(accuracy(spec, sample_params<T, F>(p, k), test));
+  } else {
+    res.test_accuracy.push_back(accuracy(spec, p, test));
+  }
+}
+
 template <class T>
 TrainResult run(const TrainConfig& cfg, const Split& data) {
   constexpr bool kStoch = is_stoch_v<T>;
@@ -76,158 +259,42 @@ TrainResult run(const TrainConfig& cfg, const Split& data) {
   res.data = train.name;
   const uint64_t init_seed = cfg.init_seed ? cfg.init_seed : cfg.seed;
   Params<T> p = convert<T>(init_params(spec, init_seed, std::is_same_v<F, float>));
-  Params<T> g, vel = Params<T>::zeros(spec);
+  Params<T> g;
   Workspace<T> ws;
   Trace tr(cfg.delta, kStoch && cfg.trace);
-
-  const int n = static_cast<int>(train.rows());
-  const int F_ = spec.features();
-  const bool full = cfg.batch == 0 || cfg.batch >= n;
-  const int B = full ? n : static_cast<int>(cfg.batch);
-  std::vector<T> xfull = full ? to_scalar<T>(train.x) : std::vector<T>{};
-  std::vector<T> xb(full ? 0 : size_t(B) * F_);
-  std::vector<int> yb(full ? 0 : size_t(B));
-  SeededEntropy batches(cfg.seed, kBatchStream);
-
-  // Sharpness of the full-batch loss (at most the first 1,024 rows when training on batches).
-  Dataset sharp_subset;
-  const bool subset = !full && train.rows() > 1024;
-  if (subset) {
-    sharp_subset = Dataset{train.name,
-                           train.height,
-                           train.width,
-                           train.classes,
-                           {train.x.begin(), train.x.begin() + 1024 * F_},
-                           {train.y.begin(), train.y.begin() + 1024}};
-  }
-  const Dataset& sharp_set = subset ? sharp_subset : train;
-  auto sharp_now = [&](int64_t step) {
-    cestac::NearestScope nearest;
-    return sharpness(spec, cfg.loss, sample_params<T, double>(p, -1), sharp_set,
-                     cfg.sharpness_iters, cfg.seed ^ static_cast<uint64_t>(step) * kSharpStream);
-  };
+  Batches<T> batches(cfg, train);
+  const std::optional<Dataset> subset = sharpness_subset(train, batches.full, spec.features());
+  const Dataset& sharp_set = subset ? *subset : train;
 
   std::optional<cestac::Run> cestac_run;
   if constexpr (kStoch) cestac_run.emplace(cfg.seed, 0, cestac::Config{cfg.cancel_digits, true});
   std::array<uint64_t, cestac::kKindCount> seen{};
-  const F lrk = static_cast<F>(cfg.lr * cfg.k), kk = static_cast<F>(cfg.k),
-          mu = static_cast<F>(cfg.momentum);
-  std::vector<T> w_old;
+  Sgd<T> sgd(cfg);
 
   for (int64_t step = 0; step < cfg.steps; ++step) {
     tr.begin_step(step);
     StepRecord rec;
     rec.step = step;
     if (cfg.sharpness_every > 0 && (step % cfg.sharpness_every == 0 || step == cfg.steps - 1))
-      rec.lambda = sharp_now(step);
-    const T* x = xfull.data();
-    const int* y = train.y.data();
-    if (!full) {
-      for (int b = 0; b < B; ++b) {
-        const size_t r = batches.below(static_cast<uint64_t>(n));
-        for (int f = 0; f < F_; ++f) xb[size_t(b) * F_ + f] = T(train.x[r * F_ + f]);
-        yb[b] = train.y[r];
-      }
-      x = xb.data();
-      y = yb.data();
-    }
-    const T loss = loss_and_grad(spec, p, x, y, B, cfg.loss, &g, ws, tr);
-
-    // SGD: v = mu v + g; w = w - (lr k) (v / k).
-    for (int i = 0; i < Params<T>::kTensors; ++i) {
-      std::vector<T>& w = p.tensor(i);
-      std::vector<T>& gi = g.tensor(i);
-      std::vector<T>& v = vel.tensor(i);
-      if (cfg.momentum > 0) {
-        for (size_t j = 0; j < w.size(); ++j) v[j] = T(mu) * v[j] + gi[j];
-      }
-      const std::vector<T>& d = cfg.momentum > 0 ? v : gi;
-      const Errors e_w = tr.errors(w.data(), w.size()), e_d = tr.errors(d.data(), d.size());
-      if (tr.enabled()) w_old = w;
-      for (size_t j = 0; j < w.size(); ++j) w[j] = w[j] - T(lrk) * (d[j] / T(kk));
-      tr.op(Params<T>::layer_of(spec, i), Phase::update, Params<T>::is_bias(i) ? "sgd_b" : "sgd_w",
-            STABFUZZ_MONITOR_SITE, w.data(), w.size(), [&](size_t j) {
-              const double wo = value_of(w_old[j]);
-              return Propagated{}
-                  .add(std::fabs(wo), e_w[j])
-                  .add(std::fabs(wo - value_of(w[j])), e_d[j])
-                  .rel(value_of(w[j]));
-            });
-    }
-
-    {
-      cestac::NearestScope nearest;
-      rec.loss = value_of(loss);
-      rec.loss_digits = value_digits(loss);
-      if constexpr (kStoch) {
-        double diff = 0, base = 0, dmin = full_digits<T>(), dsum = 0;
-        size_t count = 0;
-        for (int i = 0; i < Params<T>::kTensors; ++i)
-          for (const T& w : p.tensor(i)) {
-            base += std::fabs(double(w.s[0]));
-            for (int k = 1; k < T::kSamples; ++k)
-              diff += std::fabs(double(w.s[k]) - double(w.s[0]));
-            const double dg = value_digits(w);
-            dmin = std::min(dmin, dg);
-            dsum += dg;
-            ++count;
-          }
-        rec.rel_l1 = base > 0 ? diff / (T::kSamples - 1) / base : 0;
-        rec.weight_digits_min = dmin;
-        rec.weight_digits_mean = dsum / static_cast<double>(count);
-        const auto& counts = cestac_run->log().counts;
-        for (int k = 0; k < cestac::kKindCount; ++k) {
-          rec.instabilities[k] = counts[k] - seen[k];
-          seen[k] = counts[k];
-        }
-      } else {
-        rec.weight_digits_min = rec.weight_digits_mean = full_digits<T>();
-      }
-    }
+      rec.lambda = sharpness_at(cfg, p, sharp_set, step);
+    const auto [x, y] = batches.next();
+    const T loss = loss_and_grad(spec, p, x, y, batches.B, cfg.loss, &g, ws, tr);
+    sgd.update(p, g, tr);
+    measure_step(rec, loss, p, cestac_run ? &*cestac_run : nullptr, seen);
     res.steps.push_back(rec);
     if (!std::isfinite(rec.loss)) {  // diverged: every later step is NaN, and slow under CESTAC
       res.diverged_at = step;
       break;
     }
   }
-  if constexpr (kStoch) {
-    cestac::NearestScope nearest;
-    // Several addresses (inlined copies) can share one file:line: one row per (kind, file:line).
-    for (const auto& s : cestac_run->log().sites) {
-      SiteRecord r{std::string(cestac::kind_name(s.kind)), cestac::symbolize(s.address), s.count};
-      auto same = std::find_if(res.sites.begin(), res.sites.end(), [&](const SiteRecord& q) {
-        return q.kind == r.kind && q.site == r.site;
-      });
-      if (same != res.sites.end())
-        same->count += r.count;
-      else
-        res.sites.push_back(std::move(r));
-    }
-    std::stable_sort(res.sites.begin(), res.sites.end(),
-                     [](const SiteRecord& a, const SiteRecord& b) { return a.count > b.count; });
-  }
+  if constexpr (kStoch) res.sites = site_records(cestac_run->log());
   cestac_run.reset();  // back to round to nearest for the evaluation
 
   res.ops = tr.stats();
   res.polluting = tr.polluting();
   res.train_loss_final = res.steps.back().loss;
-  for (const auto& s : res.steps) {
-    if (std::isnan(s.lambda)) continue;
-    if (std::isnan(res.lambda0)) res.lambda0 = s.lambda;
-    if (std::isnan(res.lambda_max) || std::fabs(s.lambda) > std::fabs(res.lambda_max))
-      res.lambda_max = s.lambda;
-  }
-  {
-    const Params<F> mean = sample_params<T, F>(p, -1);
-    res.final_params = sample_params<F, double>(mean, 0);
-    res.test_accuracy_mean = accuracy(spec, mean, data.test);
-  }
-  if constexpr (kStoch) {
-    for (int k = 0; k < T::kSamples; ++k)
-      res.test_accuracy.push_back(accuracy(spec, sample_params<T, F>(p, k), data.test));
-  } else {
-    res.test_accuracy.push_back(accuracy(spec, p, data.test));
-  }
+  summarize_sharpness(res);
+  evaluate(res, spec, p, data.test);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

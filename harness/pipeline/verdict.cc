@@ -34,6 +34,107 @@ std::string Verdict::detectors() const {
   return "";
 }
 
+namespace {
+
+// Oracle detector: each output's ULP error against the tolerance scaled by its conditioning; the
+// worst output's values.
+void judge_oracle(Verdict& v, DType d, const std::vector<double>& computed,
+                  const OracleResult& oracle) {
+  const size_t m = computed.size();
+  for (size_t i = 0; i < m && i < oracle.exact.size(); ++i) {
+    const double ex = oracle.exact[i], c = oracle.cond[i];
+    v.max_cond = std::max(v.max_cond, c);
+    double ratio;
+    if (std::isfinite(ex) && !std::isfinite(computed[i])) {
+      v.nonfinite = true;
+      ratio = INFINITY;
+      v.max_ulp = INFINITY;
+    } else {
+      const double ulps = ulp_error(d, computed[i], ex);
+      v.max_ulp = std::max(v.max_ulp, ulps);
+      ratio = ulps / (v.tolerance_ulps * std::max(1.0, c));
+    }
+    if (i == 0 || ratio > v.max_ratio) {
+      v.max_ratio = ratio;
+      v.worst = i;
+      v.computed = computed[i];
+      v.exact = ex;
+      v.cond = c;
+    }
+  }
+  v.oracle_fired = v.nonfinite || v.max_ratio > 1.0;
+}
+
+// CESTAC detector, digits: each judged output's digits against what its format, the tolerance
+// and its conditioning leave it; the run's minimum digits and the largest deficit.
+void judge_digits(Verdict& v, const Family& family, DType d, const OracleResult& oracle,
+                  const CestacOutput& cestac) {
+  const double full = dtype_max_digits(d);
+  v.min_digits = full;
+  double worst_deficit = -INFINITY;
+  for (size_t i = 0; i < cestac.digits.size(); ++i) {
+    const double mean = cestac.mean[i];
+    double dig = cestac.digits[i];
+    if (!std::isfinite(mean)) dig = family.finite_outputs ? 0.0 : dig;
+    // Without a decided oracle the magnitude is the samples' mean (the digits are not judged
+    // then, see below, but the minimum reported still uses them).
+    const bool have_exact = !v.undecidable && i < oracle.exact.size();
+    const double mag = have_exact ? oracle.exact[i] : mean;
+    const double c = have_exact ? std::max(1.0, oracle.cond[i]) : 1.0;
+    const double available = available_digits(d, mag);
+    // What the format can carry at this magnitude, less what the tolerance and the
+    // conditioning allow to be lost (subnormal outputs get the same allowance).
+    const double expected = std::min(available, full) - std::log10(v.tolerance_ulps * c);
+    // Outputs that are exactly zero carry no digits; they do not set the run's minimum.
+    if (available > 0 || !std::isfinite(mean)) v.min_digits = std::min(v.min_digits, dig);
+    // Samples that agree exactly carry no rounding noise; a finite value is then fully judged
+    // by the oracle. A non-finite value where outputs are always finite is wrong either way.
+    // An output whose exact value overflows the format (a dot product past 65504 in f16) is
+    // right to be infinite: the oracle has judged it, CESTAC's zero digits say nothing.
+    if (!std::isfinite(mean) && have_exact && std::isinf(oracle.exact[i]) &&
+        mean == oracle.exact[i])
+      continue;
+    // An undecidable oracle (mpfr_can_round failing up to the precision cap) almost always
+    // means an exact value of 0 or within a hair of a rounding boundary: its conditioning is
+    // unbounded, so no loss of digits is more than it explains (attention rows whose weighted
+    // values cancel exactly came out at 10.6 of 13.9 digits in a campaign). Only non-finite
+    // values, self-validation and divergences are judged then.
+    const bool judged =
+        (cestac.noisy[i] && !v.undecidable) || (!std::isfinite(mean) && family.finite_outputs);
+    if (!judged) continue;
+    const double deficit = expected - family.cestac_margin_digits - dig;
+    if (deficit > worst_deficit) {
+      worst_deficit = deficit;
+      v.cestac_worst = i;
+      v.cestac_digits = dig;
+      v.expected_digits = expected;
+    }
+  }
+  v.digits_deficit = std::isfinite(worst_deficit) ? worst_deficit : 0.0;
+}
+
+// CESTAC detector, validity: whether the samples disagreed on NaN/Inf in a way the exact outputs
+// do not explain. Samples that disagree on overflow where the exact output overflows (a prefix
+// sum whose exact value lies within an ULP of the threshold: rounded down it is the largest finite
+// value, up it is inf) show the exact value's rounding, not an instability: the oracle has judged
+// those outputs. Every output with a non-finite sample must then have an infinite exact value; a
+// divergence that no output shows (a discarded intermediate) still counts.
+bool unexplained_divergence(const Verdict& v, const OracleResult& oracle,
+                            const CestacOutput& cestac) {
+  bool overflow_explained = !v.undecidable;
+  bool any_nonfinite = false;
+  for (size_t i = 0; i < cestac.mean.size() && overflow_explained; ++i) {
+    if (std::isfinite(cestac.mean[i])) continue;
+    any_nonfinite = true;
+    overflow_explained =
+        i < oracle.exact.size() && std::isinf(oracle.exact[i]) && cestac.mean[i] == oracle.exact[i];
+  }
+  return cestac.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)] > 0 &&
+         !(any_nonfinite && overflow_explained);
+}
+
+}  // namespace
+
 Verdict judge(const Family& family, const Input& in, const std::vector<double>& computed,
               const OracleResult& oracle, const CestacOutput* cestac) {
   Verdict v;
@@ -41,95 +142,13 @@ Verdict judge(const Family& family, const Input& in, const std::vector<double>& 
   v.n = in.total_size();
   v.tolerance_ulps = family.tolerance_ulps(d, std::max<size_t>(v.n, 1));
   v.undecidable = !oracle.decidable;
-  const size_t m = computed.size();
-
-  if (!v.undecidable) {
-    for (size_t i = 0; i < m && i < oracle.exact.size(); ++i) {
-      const double ex = oracle.exact[i], c = oracle.cond[i];
-      v.max_cond = std::max(v.max_cond, c);
-      double ratio;
-      if (std::isfinite(ex) && !std::isfinite(computed[i])) {
-        v.nonfinite = true;
-        ratio = INFINITY;
-        v.max_ulp = INFINITY;
-      } else {
-        const double ulps = ulp_error(d, computed[i], ex);
-        v.max_ulp = std::max(v.max_ulp, ulps);
-        ratio = ulps / (v.tolerance_ulps * std::max(1.0, c));
-      }
-      if (i == 0 || ratio > v.max_ratio) {
-        v.max_ratio = ratio;
-        v.worst = i;
-        v.computed = computed[i];
-        v.exact = ex;
-        v.cond = c;
-      }
-    }
-    v.oracle_fired = v.nonfinite || v.max_ratio > 1.0;
-  }
-
+  if (!v.undecidable) judge_oracle(v, d, computed, oracle);
   if (cestac) {
     v.has_cestac = true;
     v.log = cestac->log;
     v.self_validation_failed = cestac->log.self_validation_failed();
-    const double full = dtype_max_digits(d);
-    v.min_digits = full;
-    double worst_deficit = -INFINITY;
-    for (size_t i = 0; i < cestac->digits.size(); ++i) {
-      const double mean = cestac->mean[i];
-      double dig = cestac->digits[i];
-      if (!std::isfinite(mean)) dig = family.finite_outputs ? 0.0 : dig;
-      // Without a decided oracle the magnitude is the samples' mean (the digits are not judged
-      // then, see below, but the minimum reported still uses them).
-      const bool have_exact = !v.undecidable && i < oracle.exact.size();
-      const double mag = have_exact ? oracle.exact[i] : mean;
-      const double c = have_exact ? std::max(1.0, oracle.cond[i]) : 1.0;
-      const double available = available_digits(d, mag);
-      // What the format can carry at this magnitude, less what the tolerance and the
-      // conditioning allow to be lost (subnormal outputs get the same allowance).
-      const double expected = std::min(available, full) - std::log10(v.tolerance_ulps * c);
-      // Outputs that are exactly zero carry no digits; they do not set the run's minimum.
-      if (available > 0 || !std::isfinite(mean)) v.min_digits = std::min(v.min_digits, dig);
-      // Samples that agree exactly carry no rounding noise; a finite value is then fully judged
-      // by the oracle. A non-finite value where outputs are always finite is wrong either way.
-      // An output whose exact value overflows the format (a dot product past 65504 in f16) is
-      // right to be infinite: the oracle has judged it, CESTAC's zero digits say nothing.
-      if (!std::isfinite(mean) && have_exact && std::isinf(oracle.exact[i]) &&
-          mean == oracle.exact[i])
-        continue;
-      // An undecidable oracle (mpfr_can_round failing up to the precision cap) almost always
-      // means an exact value of 0 or within a hair of a rounding boundary: its conditioning is
-      // unbounded, so no loss of digits is more than it explains (attention rows whose weighted
-      // values cancel exactly came out at 10.6 of 13.9 digits in a campaign). Only non-finite
-      // values, self-validation and divergences are judged then.
-      const bool judged =
-          (cestac->noisy[i] && !v.undecidable) || (!std::isfinite(mean) && family.finite_outputs);
-      if (!judged) continue;
-      const double deficit = expected - family.cestac_margin_digits - dig;
-      if (deficit > worst_deficit) {
-        worst_deficit = deficit;
-        v.cestac_worst = i;
-        v.cestac_digits = dig;
-        v.expected_digits = expected;
-      }
-    }
-    v.digits_deficit = std::isfinite(worst_deficit) ? worst_deficit : 0.0;
-    // Samples that disagree on overflow where the exact output overflows (a prefix sum whose exact
-    // value lies within an ULP of the threshold: rounded down it is the largest finite value, up
-    // it is inf) show the exact value's rounding, not an instability: the oracle has judged those
-    // outputs. Every output with a non-finite sample must then have an infinite exact value; a
-    // divergence that no output shows (a discarded intermediate) still counts.
-    bool overflow_explained = !v.undecidable;
-    bool any_nonfinite = false;
-    for (size_t i = 0; i < cestac->mean.size() && overflow_explained; ++i) {
-      if (std::isfinite(cestac->mean[i])) continue;
-      any_nonfinite = true;
-      overflow_explained = i < oracle.exact.size() && std::isinf(oracle.exact[i]) &&
-                           cestac->mean[i] == oracle.exact[i];
-    }
-    const bool divergence =
-        cestac->log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)] > 0 &&
-        !(any_nonfinite && overflow_explained);
+    judge_digits(v, family, d, oracle, *cestac);
+    const bool divergence = unexplained_divergence(v, oracle, *cestac);
     const bool invalid = v.self_validation_failed || divergence;
     v.cestac_fired = v.digits_deficit > 0 || invalid;
   }

@@ -103,17 +103,15 @@ size_t family_arity(const Family& f) {
   return f.regimes.front().sample(e, DType::f64).args.size();
 }
 
-}  // namespace
-
-std::vector<std::string> load(Registry& registry, const std::string& path) {
-  const std::string where = "plugin " + path;
+// Opens the library at `path` and returns its entry table once its ABI matches this stabfuzz's.
+// The library stays loaded for the life of the process: its code backs the targets.
+const stabfuzz_plugin& open_plugin(const std::string& path, const std::string& where) {
   void* lib = ::dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(),
                        RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* err = ::dlerror();
     throw InputError(where + " does not load: " + (err ? err : "unknown error"));
   }
-  // The library stays loaded for the life of the process: its code backs the targets.
   auto entry = reinterpret_cast<stabfuzz_plugin_entry_v1>(::dlsym(lib, STABFUZZ_PLUGIN_ENTRY));
   if (!entry)
     throw InputError(where + " is not a stabfuzz plugin: it exports no " STABFUZZ_PLUGIN_ENTRY
@@ -132,67 +130,93 @@ std::vector<std::string> load(Registry& registry, const std::string& path) {
                      " CESTAC instability kinds, this one has " +
                      std::to_string(cestac::kKindCount) + " (rebuild it against this stabfuzz)");
   if (table->n_targets == 0 || !table->targets) throw InputError(where + " registers no targets");
-  const std::string lib_name = std::filesystem::path(path).filename().string();
-  std::vector<Target> targets;
-  std::vector<std::string> families;
-  for (uint32_t i = 0; i < table->n_targets; ++i) {
-    const auto* e = reinterpret_cast<const stabfuzz_target*>(
-        reinterpret_cast<const char*>(table->targets) + size_t{i} * table->target_size);
-    const std::string family = e->family ? e->family : "";
-    const std::string variant = e->variant ? e->variant : "";
-    const std::string id = family + "/" + variant;
-    const Family* fam = registry.find_family(family);
-    if (!fam)
-      throw InputError(where + ": target '" + id + "' names unknown family '" + family +
-                       "' (stabfuzz --list shows the families)");
-    if (!valid_variant(variant))
-      throw InputError(where + ": target '" + id +
-                       "' has a malformed variant (letters, digits, _ - . and inner /)");
-    if (e->dtypes == 0 || (e->dtypes & ~uint32_t{STABFUZZ_ALL_DTYPES}))
-      throw InputError(where + ": target '" + id + "' declares a bad dtype mask 0x" + [&] {
-        char b[16];
-        std::snprintf(b, sizeof b, "%x", e->dtypes);
-        return std::string(b);
-      }() + " (bits of f64 1, f32 2, f16 4, bf16 8)");
-    if (!e->native) throw InputError(where + ": target '" + id + "' has no native entry point");
-    const size_t arity = family_arity(*fam);
-    if (e->arity >= 0 && static_cast<size_t>(e->arity) != arity)
-      throw InputError(where + ": target '" + id + "' reads " + std::to_string(e->arity) +
-                       " input tensor(s), but " + family + " passes " + std::to_string(arity));
-    if (registry.find_target(id).second)
-      throw InputError(where + ": target '" + id + "' is already registered");
-    for (const auto& t : targets)
-      if (t.id == id) throw InputError(where + ": target '" + id + "' is registered twice");
+  return *table;
+}
 
-    Target t;
-    t.id = id;
-    t.kind = TargetKind::library;
-    t.description =
-        std::string(e->description ? e->description : "") + " [plugin " + lib_name + "]";
-    for (DType d : kAllDTypes)
-      if (e->dtypes & STABFUZZ_DTYPE_BIT(static_cast<uint32_t>(d))) t.dtypes.push_back(d);
-    t.isolated = true;
-    const stabfuzz_target entry_copy = *e;
-    t.native = [entry_copy, id](const Input& in) {
+// Entry i of the table: entries lie target_size bytes apart, which later ABI versions may grow.
+const stabfuzz_target& target_entry(const stabfuzz_plugin& table, uint32_t i) {
+  return *reinterpret_cast<const stabfuzz_target*>(reinterpret_cast<const char*>(table.targets) +
+                                                   size_t{i} * table.target_size);
+}
+
+// InputError unless the entry `id` (family/variant) can join the registry: a known family, a
+// well-formed variant, a valid dtype mask, a native entry point, the family's arity, and an id
+// neither registered nor among the plugin's `loaded` targets.
+void check_entry(const Registry& registry, const stabfuzz_target& e, const std::string& family,
+                 const std::string& variant, const std::string& id,
+                 const std::vector<Target>& loaded, const std::string& where) {
+  const Family* fam = registry.find_family(family);
+  if (!fam)
+    throw InputError(where + ": target '" + id + "' names unknown family '" + family +
+                     "' (stabfuzz --list shows the families)");
+  if (!valid_variant(variant))
+    throw InputError(where + ": target '" + id +
+                     "' has a malformed variant (letters, digits, _ - . and inner /)");
+  if (e.dtypes == 0 || (e.dtypes & ~uint32_t{STABFUZZ_ALL_DTYPES}))
+    throw InputError(where + ": target '" + id + "' declares a bad dtype mask 0x" + [&] {
+      char b[16];
+      std::snprintf(b, sizeof b, "%x", e.dtypes);
+      return std::string(b);
+    }() + " (bits of f64 1, f32 2, f16 4, bf16 8)");
+  if (!e.native) throw InputError(where + ": target '" + id + "' has no native entry point");
+  const size_t arity = family_arity(*fam);
+  if (e.arity >= 0 && static_cast<size_t>(e.arity) != arity)
+    throw InputError(where + ": target '" + id + "' reads " + std::to_string(e.arity) +
+                     " input tensor(s), but " + family + " passes " + std::to_string(arity));
+  if (registry.find_target(id).second)
+    throw InputError(where + ": target '" + id + "' is already registered");
+  for (const auto& t : loaded)
+    if (t.id == id) throw InputError(where + ": target '" + id + "' is registered twice");
+}
+
+// The target `id` that calls the entry's functions across the C boundary, each call in its own
+// sink.
+Target make_target(const stabfuzz_target& e, const std::string& id, const std::string& lib_name) {
+  Target t;
+  t.id = id;
+  t.kind = TargetKind::library;
+  t.description = std::string(e.description ? e.description : "") + " [plugin " + lib_name + "]";
+  for (DType d : kAllDTypes)
+    if (e.dtypes & STABFUZZ_DTYPE_BIT(static_cast<uint32_t>(d))) t.dtypes.push_back(d);
+  t.isolated = true;
+  const stabfuzz_target entry_copy = e;
+  t.native = [entry_copy, id](const Input& in) {
+    CInput c(in);
+    Collected col;
+    const stabfuzz_sink sink = sink_for(col);
+    const int rc = entry_copy.native(&c.c, &sink);
+    check_call(rc, col, id, col.outputs);
+    return std::move(col.out);
+  };
+  if (e.cestac)
+    t.cestac = [entry_copy, id](const Input& in, const CestacRequest& req) {
       CInput c(in);
       Collected col;
       const stabfuzz_sink sink = sink_for(col);
-      const int rc = entry_copy.native(&c.c, &sink);
-      check_call(rc, col, id, col.outputs);
-      return std::move(col.out);
+      const stabfuzz_cestac_config cfg{req.seed, req.stream, req.config.cancel_digits,
+                                       req.config.detect ? 1 : 0};
+      const int rc = entry_copy.cestac(&c.c, &cfg, &sink);
+      check_call(rc, col, id, col.cestac);
+      return std::move(col.c);
     };
-    if (e->cestac)
-      t.cestac = [entry_copy, id](const Input& in, const CestacRequest& req) {
-        CInput c(in);
-        Collected col;
-        const stabfuzz_sink sink = sink_for(col);
-        const stabfuzz_cestac_config cfg{req.seed, req.stream, req.config.cancel_digits,
-                                         req.config.detect ? 1 : 0};
-        const int rc = entry_copy.cestac(&c.c, &cfg, &sink);
-        check_call(rc, col, id, col.cestac);
-        return std::move(col.c);
-      };
-    targets.push_back(std::move(t));
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> load(Registry& registry, const std::string& path) {
+  const std::string where = "plugin " + path;
+  const stabfuzz_plugin& table = open_plugin(path, where);
+  const std::string lib_name = std::filesystem::path(path).filename().string();
+  std::vector<Target> targets;
+  std::vector<std::string> families;
+  for (uint32_t i = 0; i < table.n_targets; ++i) {
+    const stabfuzz_target& e = target_entry(table, i);
+    const std::string family = e.family ? e.family : "";
+    const std::string variant = e.variant ? e.variant : "";
+    const std::string id = family + "/" + variant;
+    check_entry(registry, e, family, variant, id, targets, where);
+    targets.push_back(make_target(e, id, lib_name));
     families.push_back(family);
   }
   std::vector<std::string> ids;

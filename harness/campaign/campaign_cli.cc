@@ -12,6 +12,7 @@
 
 #include "harness/campaign/campaign.h"
 #include "harness/campaign/merge.h"
+#include "harness/core/duration.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
 
@@ -48,7 +49,7 @@ int campaign_command(const cli::Options& o) {
     throw InputError("--baseline " + c.baseline +
                      " holds no summary.json (not a finished campaign or run)");
   if (o.out.empty()) {
-    c.out_dir = "runs/campaign-" + cli::local_timestamp() + "-s" + std::to_string(c.seed);
+    c.out_dir = "runs/campaign-" + local_timestamp() + "-s" + std::to_string(c.seed);
   } else {
     c.out_dir = o.out;
   }

@@ -18,6 +18,7 @@
 #include "harness/campaign/inject.h"
 #include "harness/campaign/runner.h"
 #include "harness/cli/options.h"
+#include "harness/core/duration.h"
 #include "harness/core/memory.h"
 #include "harness/corpus/replay.h"
 #include "harness/fuzz/fuzz_cli.h"

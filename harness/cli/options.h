@@ -29,14 +29,6 @@ struct Options {
 // Parses argv; throws InputError with one line naming the problem.
 Options parse(int argc, const char* const* argv);
 
-// "90", "90s", "5m", "2h", "1h30m", "1.5h" -> seconds; throws InputError naming `flag` otherwise.
-double parse_duration(const std::string& text, const std::string& flag);
-// 4m05s, 1h02m, 12.3s: for progress lines.
-std::string format_duration(double seconds);
-
-// The local time as 20261201-043000, for default output directories.
-std::string local_timestamp();
-
 // --help text, from the flag table.
 std::string help_text();
 

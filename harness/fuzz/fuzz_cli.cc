@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/duration.h"
 #include "harness/fuzz/compare.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
@@ -64,8 +65,8 @@ FuzzOptions options_of(const cli::Options& o) {
   f.write_reports = !o.no_reports;
   f.progress_tty = !o.quiet && ::isatty(STDERR_FILENO);
   if (o.out.empty()) {
-    f.out_dir = "runs/fuzz-" + f.family + "-" + cli::local_timestamp() + "-s" +
-                std::to_string(f.seed) + "-p" + std::to_string(::getpid());
+    f.out_dir = "runs/fuzz-" + f.family + "-" + local_timestamp() + "-s" + std::to_string(f.seed) +
+                "-p" + std::to_string(::getpid());
   } else {
     f.out_dir = o.out;
   }

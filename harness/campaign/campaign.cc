@@ -26,7 +26,7 @@
 
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/merge.h"
-#include "harness/cli/options.h"
+#include "harness/core/duration.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "stabfuzz/errors.h"
@@ -401,7 +401,7 @@ void Campaign::finish_unit(const Running& r, int status) {
   if (r.guard_killed) {
     u.status = "hung";
     add_failure_finding(u, "timeout",
-                        "the unit ran past its guard of " + cli::format_duration(u.seconds));
+                        "the unit ran past its guard of " + format_duration(u.seconds));
   } else if (WIFSIGNALED(status)) {
     u.status = "crashed";
     add_failure_finding(u, "crash", std::string("signal ") + ::strsignal(WTERMSIG(status)));
@@ -455,9 +455,8 @@ void Campaign::print_progress(bool force) {
   line << "campaign: round " << state_.rounds.size();
   if (!state_.rounds.empty()) line << " (" << engine_name(state_.rounds.back().engine) << ")";
   line << ", units " << done << "/" << total << ", findings " << findings_total_ << " ("
-       << findings_claiming_ << " in references/libraries), elapsed "
-       << cli::format_duration(elapsed());
-  if (o_.time_s > 0) line << ", left " << cli::format_duration(std::max(0.0, time_left()));
+       << findings_claiming_ << " in references/libraries), elapsed " << format_duration(elapsed());
+  if (o_.time_s > 0) line << ", left " << format_duration(std::max(0.0, time_left()));
   if (o_.progress_tty)
     progress_ << "\r\033[K" << line.str() << std::flush;
   else
@@ -472,8 +471,8 @@ int Campaign::run() {
   if (o_.runs > 0)
     progress_ << o_.runs << " inputs per unit";
   else
-    progress_ << cli::format_duration(o_.time_s)
-              << (o_.resume ? " (" + cli::format_duration(time_left()) + " left)" : "");
+    progress_ << format_duration(o_.time_s)
+              << (o_.resume ? " (" + format_duration(time_left()) + " left)" : "");
   progress_ << ", out " << o_.out_dir << std::endl;
   if (!state_.unavailable.empty())
     progress_ << "stabfuzz campaign: " << state_.unavailable.size()

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "harness/campaign/merge.h"
-#include "harness/cli/options.h"
+#include "harness/core/duration.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
 
@@ -258,7 +258,7 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
   out << " in " << s.rounds.size() << " rounds; "
       << static_cast<long long>(c.at("property_inputs").as_number()) << " property inputs, "
       << static_cast<long long>(c.at("fuzz_executions").as_number()) << " fuzz executions; "
-      << cli::format_duration(s.elapsed_s) << " with " << s.jobs << " workers\n";
+      << format_duration(s.elapsed_s) << " with " << s.jobs << " workers\n";
   std::map<std::string, size_t> kind_impls;
   for (const auto& it : items) ++kind_impls[std::string(target_kind_name(it.kind))];
   for (const std::string kind : {"reference", "library", "injected"}) {

@@ -19,7 +19,7 @@ namespace stabfuzz::campaign {
 using pipeline::CaseKey;
 using pipeline::ImplResult;
 
-// Filled from the CLI's flag table (harness/cli/flags.inc), the only place defaults live.
+// Filled by the default run (harness/cli/run_command.cc), whose flags hold the defaults.
 struct RunOptions {
   std::string family;
   std::string impl;           // empty: every implementation of the family

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "harness/monitor/infer.h"
 #include "harness/monitor/output.h"
 #include "harness/monitor/sweep.h"
 #include "harness/monitor/weights.h"
@@ -23,7 +22,7 @@ std::string num(double v) {
   return b;
 }
 
-TrainConfig config_from(const cli::Options& o, const Dataset& train) {
+TrainConfig config_from(const MonitorArgs& o, const Dataset& train) {
   TrainConfig c;
   c.spec = spec_for(parse_model(o.model), train);
   c.loss = parse_loss(o.loss);
@@ -34,7 +33,7 @@ TrainConfig config_from(const cli::Options& o, const Dataset& train) {
   c.momentum = o.momentum;
   c.steps = o.steps;
   c.batch = o.batch;
-  c.seed = o.seed_given && o.seed != 0 ? o.seed : 1;
+  c.seed = o.seed;
   c.sharpness_every = o.sharpness_every;
   c.delta = o.delta;
   c.cancel_digits = o.cancel_digits;
@@ -42,7 +41,9 @@ TrainConfig config_from(const cli::Options& o, const Dataset& train) {
   return c;
 }
 
-int train(const cli::Options& o) {
+}  // namespace
+
+int train_command(const MonitorArgs& o) {
   const Split data = load_dataset(o.data, o.max_train);
   const TrainConfig c = config_from(o, data.train);
   const std::string out = !o.out.empty() ? o.out
@@ -96,7 +97,7 @@ int train(const cli::Options& o) {
   return 0;
 }
 
-int sweep(const cli::Options& o) {
+int sweep_command(const MonitorArgs& o) {
   const Split data = load_dataset(o.data, o.max_train);
   SweepConfig s;
   s.base = config_from(o, data.train);
@@ -123,18 +124,6 @@ int sweep(const cli::Options& o) {
   reports::write_text_atomically(out + "/report.html", render_sweep_html(s, rows));
   std::cout << sweep_table(rows) << "report: " << out << "/report.html\n";
   return 0;
-}
-
-}  // namespace
-
-int run_monitor(const cli::Options& o) {
-  const std::string sub = o.command.size() > 1 ? o.command[1] : "";
-  if (o.command.size() > 2) throw InputError("monitor: unexpected argument '" + o.command[2] + "'");
-  if (sub == "train") return train(o);
-  if (sub == "sweep") return sweep(o);
-  if (sub == "infer") return infer_command(o);
-  throw InputError("monitor: expected 'train', 'sweep' or 'infer'" +
-                   (sub.empty() ? std::string() : ", got '" + sub + "'"));
 }
 
 }  // namespace stabfuzz::monitor

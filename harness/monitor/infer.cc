@@ -342,14 +342,14 @@ std::string render_infer_html(const InferResult& r) {
   return os.str();
 }
 
-int infer_command(const cli::Options& o) {
-  if (!o.model_given) throw InputError("monitor infer: --model FILE is required");
+int infer_command(const InferArgs& o) {
+  if (o.model.empty()) throw InputError("monitor infer: --model FILE is required");
   const ModelFile m = read_model_file(o.model);
-  const std::string data = o.data_given ? o.data : m.data;
-  if (o.precision_given && o.precision != "f32" && o.precision != "f64")
+  const std::string data = !o.data.empty() ? o.data : m.data;
+  if (!o.precision.empty() && o.precision != "f32" && o.precision != "f64")
     throw InputError("--precision must be f32 or f64, got '" + o.precision + "'");
-  const bool f64 = o.precision_given ? o.precision == "f64" : m.f64;
-  const uint64_t seed = o.seed_given && o.seed != 0 ? o.seed : 1;
+  const bool f64 = !o.precision.empty() ? o.precision == "f64" : m.f64;
+  const uint64_t seed = o.seed;
   const Split split = load_dataset(data, 0);
   const std::string out = !o.out.empty()
                               ? o.out

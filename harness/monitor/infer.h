@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/options.h"
 #include "harness/monitor/data.h"
 #include "harness/monitor/trace.h"
 #include "harness/monitor/weights.h"
@@ -58,7 +57,17 @@ json::Value infer_json(const InferResult& r);
 std::string infer_csv(const InferResult& r);
 std::string render_infer_html(const InferResult& r);
 
-// The subcommand: flags, the summary on stdout, infer.json, infer.csv, report.html under --out.
-int infer_command(const cli::Options& o);
+// The settings of `monitor infer`, as the flags give them.
+struct InferArgs {
+  std::string model;      // the model file (train's model.txt)
+  std::string data;       // empty: the model file's dataset
+  std::string precision;  // f32 | f64; empty: the model file's
+  uint64_t seed = 1;
+  std::string out;  // empty: runs/monitor-infer-...
+};
+
+// The subcommand: the summary on stdout, infer.json, infer.csv, report.html under the output
+// directory.
+int infer_command(const InferArgs& o);
 
 }  // namespace stabfuzz::monitor

@@ -16,7 +16,7 @@
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/merge.h"
 #include "harness/campaign/plan.h"
-#include "harness/cli/options.h"
+#include "harness/core/duration.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
 #include "tests/support/run_binary.h"
@@ -42,16 +42,16 @@ std::multiset<std::string> identities(const std::string& dir) {
 }
 
 TEST(Duration, ParsesUnitsAndRejectsGarbage) {
-  EXPECT_DOUBLE_EQ(cli::parse_duration("90", "--time"), 90);
-  EXPECT_DOUBLE_EQ(cli::parse_duration("90s", "--time"), 90);
-  EXPECT_DOUBLE_EQ(cli::parse_duration("5m", "--time"), 300);
-  EXPECT_DOUBLE_EQ(cli::parse_duration("1h30m", "--time"), 5400);
-  EXPECT_DOUBLE_EQ(cli::parse_duration("1.5h", "--time"), 5400);
-  EXPECT_DOUBLE_EQ(cli::parse_duration("0", "--time"), 0);
+  EXPECT_DOUBLE_EQ(parse_duration("90", "--time"), 90);
+  EXPECT_DOUBLE_EQ(parse_duration("90s", "--time"), 90);
+  EXPECT_DOUBLE_EQ(parse_duration("5m", "--time"), 300);
+  EXPECT_DOUBLE_EQ(parse_duration("1h30m", "--time"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5h", "--time"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration("0", "--time"), 0);
   for (const char* bad : {"", "5x", "-3", "m", "1h30", "abc", "+5m"})
-    EXPECT_THROW(cli::parse_duration(bad, "--time"), InputError) << bad;
-  EXPECT_EQ(cli::format_duration(65), "1m05s");
-  EXPECT_EQ(cli::format_duration(3 * 3600 + 59), "3h01m");
+    EXPECT_THROW(parse_duration(bad, "--time"), InputError) << bad;
+  EXPECT_EQ(format_duration(65), "1m05s");
+  EXPECT_EQ(format_duration(3 * 3600 + 59), "3h01m");
 }
 
 TEST(WorkList, AllNamesAndUnknown) {

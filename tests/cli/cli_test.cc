@@ -1,6 +1,12 @@
-// The command line: usage errors exit 2 with one line naming the problem; --list and --help.
+// The command line: usage errors exit 2 with one line naming the problem; --list and --help;
+// every command's own flags, help and defaults; docs/cli.md generated from them.
 #include <gtest/gtest.h>
 
+#include <regex>
+
+#include "harness/campaign/campaign.h"
+#include "harness/cli/command.h"
+#include "harness/core/duration.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -43,6 +49,109 @@ TEST(Cli, HelpComesFromTheFlagTable) {
                            "--out", "--case", "--list"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
   EXPECT_NE(r.out.find("(=300)"), std::string::npos) << "the default of --runs";
+}
+
+const char* const kCommands[] = {
+    "run",      "help",  "report",        "inject",        "replay",        "fuzz",  "fuzz-compare",
+    "campaign", "merge", "monitor train", "monitor sweep", "monitor infer", "bench", "calibrate"};
+
+TEST(Cli, HelpListsEveryCommandWithItsSummary) {
+  const auto r = run_stabfuzz("help");
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* name : kCommands) {
+    const auto c = cli::make_command(name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_NE(r.out.find(std::string(name) + " "), std::string::npos) << name;
+    EXPECT_NE(r.out.find(c->summary()), std::string::npos) << name;
+  }
+}
+
+// `help COMMAND` and `COMMAND --help` print the same: that command's flags only.
+TEST(Cli, HelpCommandShowsOnlyThatCommandsFlags) {
+  const auto campaign = run_stabfuzz("help campaign");
+  EXPECT_EQ(campaign.code, 0) << campaign.err;
+  for (const char* flag : {"--targets", "--time", "--jobs", "--resume", "--shard", "--baseline"})
+    EXPECT_NE(campaign.out.find(flag), std::string::npos) << flag;
+  for (const char* flag : {"--keep-going", "--lr", "--junit", "--case", "--target "})
+    EXPECT_EQ(campaign.out.find(flag), std::string::npos) << flag;
+  for (const char* name : kCommands) {
+    const std::string n = name;
+    if (n == "run" || n == "help") continue;
+    const auto help = run_stabfuzz("help " + n);
+    const auto flag = run_stabfuzz(n + " --help");
+    EXPECT_EQ(help.code, 0) << n;
+    EXPECT_EQ(flag.code, 0) << n << ": " << flag.err;
+    EXPECT_EQ(help.out, flag.out) << n;
+    EXPECT_EQ(help.out.rfind("stabfuzz " + n + ": ", 0), 0u) << help.out;
+  }
+  const auto run = run_stabfuzz("help run");  // the default run: no command word
+  EXPECT_EQ(run.code, 0);
+  EXPECT_NE(run.out.find("--target FAMILY"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("(=300)"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("Commands:"), std::string::npos) << run.out;
+  EXPECT_EQ(run_stabfuzz("help nosuch").code, 2);
+}
+
+TEST(Cli, UnknownOptionOfACommandIsOneLineAndExit2) {
+  const auto r = run_stabfuzz("campaign --keep-going");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("stabfuzz: error: campaign: unknown option --keep-going", 0), 0u) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  for (const char* name : kCommands) {
+    const std::string n = name;
+    if (n == "run") continue;
+    expect_usage_error(n + " --frobnicate", n + ": unknown option --frobnicate");
+  }
+  // A flag of another command is unknown too.
+  expect_usage_error("report --runs 3 somewhere", "report: unknown option --runs");
+  expect_usage_error("monitor infer --steps 3", "monitor infer: unknown option --steps");
+}
+
+// Old command lines that put flags before the command still reach the command.
+TEST(Cli, FlagsBeforeTheCommandStillWork) {
+  expect_usage_error("--junit /tmp/nowhere.xml replay", "replay needs at least one file");
+  expect_usage_error("--steps 3 monitor", "monitor: expected 'train', 'sweep' or 'infer'");
+}
+
+// The default --help shows is the one the campaign uses: without --time and --runs, the budget is
+// --time's default; with --runs alone, there is no time limit; --time 0 alone is the default.
+TEST(Cli, CampaignTimeDefaultShownIsTheOneUsed) {
+  const auto r = run_stabfuzz("help campaign");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(--time DURATION \(=([^)]+)\))"))) << r.out;
+  const double shown = parse_duration(m[1].str(), "--time");
+  EXPECT_GT(shown, 0);
+  EXPECT_DOUBLE_EQ(cli::campaign_config({"--targets", "var"}).time_s, shown);
+  EXPECT_DOUBLE_EQ(cli::campaign_config({"--targets", "var", "--time", "0"}).time_s, shown);
+  EXPECT_DOUBLE_EQ(cli::campaign_config({"--time", "5m"}).time_s, 300);
+  const auto runs = cli::campaign_config({"--runs", "5"});
+  EXPECT_EQ(runs.time_s, 0);
+  EXPECT_EQ(runs.runs, 5);
+  EXPECT_DOUBLE_EQ(cli::campaign_config({"--runs", "5", "--time", "2m"}).time_s, 120);
+}
+
+// Replay lines name their flags in the default run's order, whatever order they are given in.
+TEST(Cli, CommandLineOrdersFlagsAsBefore) {
+  EXPECT_EQ(cli::command_line({{"case", "3"},
+                               {"timeout-ms", "300"},
+                               {"plugin", "/p/a.so"},
+                               {"target", "softmax"},
+                               {"impl", "softmax/cpu/stable"},
+                               {"dtype", "f32"},
+                               {"seed", "5"},
+                               {"cancel-digits", "5"},
+                               {"plugin", "/p/b.so"}}),
+            "stabfuzz --plugin /p/a.so --plugin /p/b.so --target softmax --impl softmax/cpu/stable "
+            "--dtype f32 --seed 5 --case 3 --cancel-digits 5 --timeout-ms 300");
+}
+
+// docs/cli.md is what the binary's flags say: regenerate it with
+// build/bin/stabfuzz help --markdown > docs/cli.md
+TEST(CliDocs, MatchTheBinary) {
+  const auto r = run_stabfuzz("help --markdown");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string doc = testing::slurp(std::string(STABFUZZ_SOURCE_DIR) + "/docs/cli.md");
+  EXPECT_EQ(doc, r.out) << "docs/cli.md is stale: build/bin/stabfuzz help --markdown > docs/cli.md";
 }
 
 }  // namespace

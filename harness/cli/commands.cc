@@ -1,0 +1,333 @@
+// The small commands: help, report, inject, replay, bench, calibrate.
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "harness/bench/bench.h"
+#include "harness/bench/calibrate.h"
+#include "harness/campaign/inject.h"
+#include "harness/cli/command.h"
+#include "harness/cli/common.h"
+#include "harness/cli/flags.h"
+#include "harness/corpus/replay.h"
+#include "harness/plugin/loader.h"
+#include "reports/diff.h"
+#include "reports/findings.h"
+#include "reports/report.h"
+#include "reports/run_data.h"
+#include "stabfuzz/errors.h"
+#include "stabfuzz/family.h"
+
+namespace stabfuzz::cli {
+namespace {
+
+void load_plugins(const std::vector<std::string>& plugins) {
+  for (const auto& p : plugins) plugin::load(mutable_default_registry(), p);
+}
+
+class HelpCommand final : public Command {
+ public:
+  const char* name() const override { return "help"; }
+  const char* summary() const override {
+    return "the commands, or one command's flags and defaults";
+  }
+  const char* usage() const override {
+    return "stabfuzz help [COMMAND]\nstabfuzz help --markdown   (docs/cli.md)";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::toggle(d, "markdown", &markdown_,
+                 "every command's flags as Markdown tables (docs/cli.md is this output)");
+    return d;
+  }
+  int run(const Invocation& inv) override {
+    if (markdown_) {
+      std::cout << markdown();
+      return 0;
+    }
+    if (inv.args.empty()) {
+      std::cout << command_list();
+      return 0;
+    }
+    std::string name = inv.args[0];
+    for (size_t i = 1; i < inv.args.size(); ++i) name += " " + inv.args[i];
+    if (name == "monitor") {
+      for (const char* sub : {"monitor train", "monitor sweep", "monitor infer"})
+        std::cout << command_help(*make_command(sub)) << "\n";
+      return 0;
+    }
+    auto c = make_command(name);
+    if (!c) throw InputError("help: unknown command '" + name + "' (stabfuzz help lists them)");
+    std::cout << command_help(*c);
+    return 0;
+  }
+
+ private:
+  bool markdown_ = false;
+};
+
+// `report DIR` re-renders a run; `report --diff OLD NEW` compares two (exit 1: regression).
+class ReportCommand final : public Command {
+ public:
+  const char* name() const override { return "report"; }
+  const char* summary() const override {
+    return "re-render a run's reports, or compare two runs (--diff)";
+  }
+  const char* usage() const override {
+    return "stabfuzz report DIR\nstabfuzz report --diff OLD NEW [--json PATH]   (exit 1 on a new "
+           "or worse finding)";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::toggle(d, "diff", &diff_,
+                 "compare two runs (report --diff OLD NEW); exit 1 on a new or worse finding");
+    flag::json(d, &json_);
+    return d;
+  }
+  int run(const Invocation& inv) override {
+    if (diff_) {
+      if (inv.args.size() != 2)
+        throw InputError("report --diff takes two run directories: OLD NEW");
+      const reports::RunData before = reports::load_run(inv.args[0]);
+      const reports::RunData after = reports::load_run(inv.args[1]);
+      const reports::RunDiff d = reports::diff_runs(before, after);
+      std::cout << reports::render_diff(d, before, after);
+      if (!json_.empty()) emit_json(json_, reports::diff_json(d, before, after));
+      return d.exit_code();
+    }
+    if (inv.args.size() != 1)
+      throw InputError("report takes one run directory (or --diff OLD NEW)");
+    for (const auto& p : reports::write_reports(inv.args[0], std::cerr)) std::cout << p << "\n";
+    return 0;
+  }
+
+ private:
+  bool diff_ = false;
+  std::string json_;
+};
+
+// stabfuzz inject: recall of the detectors over the planted bugs, false positives of the
+// reference targets; a table on stdout, JSON to <out>/inject.json and --json.
+class InjectCommand final : public Command {
+ public:
+  const char* name() const override { return "inject"; }
+  const char* summary() const override {
+    return "the detectors' recall over the planted bugs, false positives";
+  }
+  const char* usage() const override {
+    return "stabfuzz inject [--family F|all] --budget-s S [--seed S] [--generator regimes|uniform]"
+           "\n               [--json PATH] [--save-corpus DIR]";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::plugin(d, &plugins_);
+    flag::value(d, "family", &family_, "all", "FAMILY|all",
+                "the family whose mutants and reference targets run");
+    flag::value(d, "budget-s", &budget_s_, "S", "seconds per target (required, > 0)");
+    flag::seed(d, &seed_);
+    flag::generator(d, &generator_,
+                    "inputs from the families' value regimes, or the naive uniform baseline "
+                    "(values uniform in [-1, 1], shapes and parameters of the regimes)");
+    flag::cancel_digits(d, &cancel_digits_);
+    flag::shrink_evals(d, &shrink_evals_);
+    flag::value(d, "save-corpus", &save_corpus_, "DIR",
+                "write each detected mutant's shrunk input (expect: detected) and each reference "
+                "target's hardest small passing input (expect: stable) under "
+                "DIR/<family>/regression/");
+    flag::out(d, &out_,
+              "output directory for inject.json (default: "
+              "runs/inject-<family>-<generator>-<date>-s<seed>-p<pid>)");
+    flag::json(d, &json_);
+    flag::quiet(d, &quiet_);
+    return d;
+  }
+  int run(const Invocation& inv) override;
+
+ private:
+  std::vector<std::string> plugins_;
+  std::string family_, generator_, save_corpus_, out_, json_;
+  double budget_s_ = 0;
+  uint64_t seed_ = 0;
+  int cancel_digits_ = 0;
+  int64_t shrink_evals_ = 0;
+  bool quiet_ = false;
+};
+
+int InjectCommand::run(const Invocation& inv) {
+  load_plugins(plugins_);
+  no_arguments("inject", inv.args.size());
+  campaign::InjectOptions io;
+  io.family = family_;
+  io.budget_s = budget_s_;
+  io.seed = flag::pick_seed(seed_);
+  const auto g = campaign::parse_generator(generator_);
+  if (!g) throw InputError("unknown --generator '" + generator_ + "' (regimes or uniform)");
+  io.generator = *g;
+  io.shrink_evals = shrink_evals_;
+  flag::check_cancel_digits(cancel_digits_);
+  io.cestac.cancel_digits = cancel_digits_;
+  io.save_corpus = save_corpus_;
+  const campaign::InjectResult r =
+      campaign::run_inject(default_registry(), io, progress_stream(quiet_));
+  std::ostream& table = json_ == "-" ? std::cerr : std::cout;  // keep stdout pure JSON
+  campaign::print_inject_table(r, table);
+  const json::Value j = campaign::inject_json(r);
+  const std::string out =
+      out_.empty() ? default_out_dir("inject-" + family_ + "-" + generator_, io.seed) : out_;
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw InputError("cannot create directory " + out + ": " + ec.message());
+  reports::write_json_atomically(out + "/inject.json", j);
+  table << "json: " << out << "/inject.json\n";
+  if (!json_.empty()) emit_json(json_, j);
+  int undetected = 0;
+  for (const auto& m : r.mutants) undetected += !m.detected;
+  return undetected > 0 || r.false_positive_targets > 0 ? 1 : 0;
+}
+
+// stabfuzz replay PATH...: the regression suite over corpus files.
+class ReplayCommand final : public Command {
+ public:
+  const char* name() const override { return "replay"; }
+  const char* summary() const override {
+    return "re-run corpus files and check their expectations";
+  }
+  const char* usage() const override {
+    return "stabfuzz replay PATH... [--junit FILE]   (corpus files or directories)";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::plugin(d, &plugins_);
+    flag::timeout_ms(d, &timeout_ms_);
+    flag::value(d, "junit", &junit_, "FILE", "also write the results as JUnit XML to FILE");
+    return d;
+  }
+  int run(const Invocation& inv) override {
+    load_plugins(plugins_);
+    if (inv.args.empty()) throw InputError("replay needs at least one file or directory");
+    return corpus::replay(default_registry(), inv.args, std::cout, junit_, timeout_ms_);
+  }
+
+ private:
+  std::vector<std::string> plugins_;
+  std::string junit_;
+  int64_t timeout_ms_ = 0;
+};
+
+// stabfuzz bench: CESTAC's cost against native code, the oracle's, a fuzz execution's.
+class BenchCommand final : public Command {
+ public:
+  const char* name() const override { return "bench"; }
+  const char* summary() const override {
+    return "the cost of CESTAC, of the oracle, of one fuzz execution";
+  }
+  const char* usage() const override { return "stabfuzz bench [--budget-s S] [--json PATH]"; }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::value<double>(d, "budget-s", &budget_s_, 0.0, "S",
+                        "about the seconds the whole bench takes (0: 0.2 s per timing, about a "
+                        "minute; under 5: fewer oracle inputs and fuzz seconds)");
+    flag::json(d, &json_);
+    flag::quiet(d, &quiet_);
+    return d;
+  }
+  int run(const Invocation& inv) override;
+
+ private:
+  double budget_s_ = 0;
+  std::string json_;
+  bool quiet_ = false;
+};
+
+int BenchCommand::run(const Invocation& inv) {
+  no_arguments("bench", inv.args.size());
+  bench::Options bo;
+  if (budget_s_ > 0) bo.seconds_per_measurement = budget_s_ / 24;  // 12 kernels x native, cestac
+  std::ostream& progress = progress_stream(quiet_);
+  progress << "stabfuzz bench: ns per element, native vs Stoch<T,3> (detection on), same template"
+           << std::endl;
+  const auto ms = bench::run(bo, progress);
+  std::cout << std::left << std::setw(20) << "op" << std::setw(6) << "dtype" << std::right
+            << std::setw(12) << "native_ns" << std::setw(12) << "cestac_ns" << std::setw(9)
+            << "ratio"
+            << "\n";
+  for (const auto& m : ms)
+    std::cout << std::left << std::setw(20) << m.op << std::setw(6) << m.dtype << std::right
+              << std::setw(12) << fmt(m.native_ns, 3) << std::setw(12) << fmt(m.cestac_ns, 3)
+              << std::setw(9) << fmt(m.ratio, 2) << "\n";
+  std::cout << "geomean ratio: f64 " << fmt(bench::geomean_ratio(ms, "f64"), 2) << ", f32 "
+            << fmt(bench::geomean_ratio(ms, "f32"), 2) << "\n";
+  // The oracle next to the native stable target, per family (f64, regime inputs of <= 4096 values).
+  const bool short_run = budget_s_ > 0 && budget_s_ < 5;
+  const auto oc = bench::oracle_costs(short_run ? 2 : 12, 4096, progress);
+  std::cout << "\n"
+            << std::left << std::setw(20) << "oracle (f64)" << std::right << std::setw(12)
+            << "native_ns" << std::setw(12) << "oracle_ns" << std::setw(9) << "ratio"
+            << "\n";
+  for (const auto& c : oc)
+    std::cout << std::left << std::setw(20) << c.family << std::right << std::setw(12)
+              << fmt(c.native_ns, 3) << std::setw(12) << fmt(c.oracle_ns, 1) << std::setw(9)
+              << fmt(c.ratio, 0) << "\n";
+  // What one fuzz execution costs (CESTAC and oracle on), rows of at most 64 values.
+  const auto ft = bench::fuzz_throughput(short_run ? 0.1 : 1.0, progress);
+  std::cout << "\n"
+            << std::left << std::setw(24) << "fuzz (rows <= 64)" << std::setw(6) << "dtype"
+            << std::right << std::setw(12) << "exec/s" << std::setw(9) << "values"
+            << "\n";
+  for (const auto& f : ft)
+    std::cout << std::left << std::setw(24) << f.impl << std::setw(6) << f.dtype << std::right
+              << std::setw(12) << fmt(f.execs_per_s, 0) << std::setw(9) << fmt(f.mean_values, 1)
+              << "\n";
+  if (!json_.empty()) emit_json(json_, bench::to_json(ms, oc, ft));
+  return 0;
+}
+
+// stabfuzz calibrate: CESTAC's digit count against the oracle's true digits.
+class CalibrateCommand final : public Command {
+ public:
+  const char* name() const override { return "calibrate"; }
+  const char* summary() const override {
+    return "CESTAC's digit count against the oracle's true digits";
+  }
+  const char* usage() const override {
+    return "stabfuzz calibrate [--runs N] [--seed S] [--json PATH]";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::runs(d, &runs_, 300, "cases per implementation and dtype");
+    flag::seed(d, &seed_, 1, "seed of the cases (0: 1)");
+    flag::json(d, &json_);
+    flag::quiet(d, &quiet_);
+    return d;
+  }
+  int run(const Invocation& inv) override {
+    no_arguments("calibrate", inv.args.size());
+    std::ostream& progress = progress_stream(quiet_);
+    const uint64_t seed = seed_ != 0 ? seed_ : 1;
+    progress << "stabfuzz calibrate: CESTAC digits vs the oracle's true digits, seed " << seed
+             << std::endl;
+    const auto s = calibrate::run(static_cast<int>(runs_), seed, progress);
+    std::cout << "cases: " << s.cases.size()
+              << "\nagree within 1 digit: " << fmt(100 * s.agree_within_1, 1)
+              << " %\noverclaim by more than 1 digit: " << fmt(100 * s.overclaim, 1) << " %\n";
+    if (!json_.empty()) emit_json(json_, calibrate::to_json(s));
+    return 0;
+  }
+
+ private:
+  int64_t runs_ = 0;
+  uint64_t seed_ = 0;
+  std::string json_;
+  bool quiet_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_help_command() { return std::make_unique<HelpCommand>(); }
+std::unique_ptr<Command> make_report_command() { return std::make_unique<ReportCommand>(); }
+std::unique_ptr<Command> make_inject_command() { return std::make_unique<InjectCommand>(); }
+std::unique_ptr<Command> make_replay_command() { return std::make_unique<ReplayCommand>(); }
+std::unique_ptr<Command> make_bench_command() { return std::make_unique<BenchCommand>(); }
+std::unique_ptr<Command> make_calibrate_command() { return std::make_unique<CalibrateCommand>(); }
+
+}  // namespace stabfuzz::cli

@@ -1,0 +1,115 @@
+// `stabfuzz monitor train|sweep|infer`: their flags, read into the monitor's settings.
+#include "harness/cli/command.h"
+#include "harness/cli/flags.h"
+#include "harness/monitor/command.h"
+#include "harness/monitor/infer.h"
+
+namespace stabfuzz::cli {
+namespace {
+
+// `monitor train`, and `monitor sweep` (train's flags and the sweep's).
+class MonitorCommand final : public Command {
+ public:
+  explicit MonitorCommand(bool sweep) : sweep_(sweep) {}
+  const char* name() const override { return sweep_ ? "monitor sweep" : "monitor train"; }
+  const char* summary() const override {
+    return sweep_ ? "learning rates against CESTAC's digits: where training breaks"
+                  : "train a small model under CESTAC: digits, polluting operation";
+  }
+  const char* usage() const override {
+    return sweep_ ? "stabfuzz monitor sweep [--lr-grid A,B,..] [--k-list 1,3,5,7] [--init-seeds "
+                    "N] [train's flags]"
+                  : "stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr "
+                    "X] [--steps N]\n"
+                    "                       [--loss ce|mse|ce-naive] [--batch B] [--seed S] "
+                    "[--out DIR]";
+  }
+  po::options_description options() override;
+  int run(const Invocation&) override {
+    a_.seed = a_.seed != 0 ? a_.seed : 1;
+    return sweep_ ? monitor::sweep_command(a_) : monitor::train_command(a_);
+  }
+
+ private:
+  bool sweep_;
+  monitor::MonitorArgs a_;
+};
+
+po::options_description MonitorCommand::options() {
+  po::options_description d("Options");
+  flag::value(d, "model", &a_.model, "mlp", "mlp|cnn",
+              "the model (mlp: features-32-10 tanh; cnn: 4 3x3 filters, tanh, linear)");
+  flag::value(d, "data", &a_.data, "digits", "digits|fashion-mnist", "the dataset");
+  flag::value<double>(d, "lr", &a_.lr, 0.5, "X", "the learning rate");
+  flag::value<int64_t>(d, "steps", &a_.steps, 200, "N", "training steps");
+  flag::value(d, "loss", &a_.loss, "ce", "ce|mse|ce-naive",
+              "cross-entropy, mean squared error on the logits, or the planted naive "
+              "cross-entropy log(sum exp z) - z_y");
+  flag::value<int64_t>(d, "batch", &a_.batch, 0, "B",
+                       "batch size (0: full batch, gradient descent)");
+  flag::value<double>(d, "momentum", &a_.momentum, 0.0, "M", "SGD momentum");
+  flag::value(d, "precision", &a_.precision, "f32", "f32|f64",
+              "the scalar, Stoch<float, 3> or Stoch<double, 3> (native runs likewise)");
+  flag::value<int64_t>(d, "sharpness-every", &a_.sharpness_every, 50, "M",
+                       "sharpness lambda by power iteration every M steps (0: never)");
+  flag::value<double>(d, "delta", &a_.delta, 2.0, "D",
+                      "an operation pollutes when it loses D digits more than its conditioning "
+                      "explains");
+  flag::value<int64_t>(d, "max-train", &a_.max_train, 0, "N",
+                       "use the first N training rows (0: all)");
+  flag::seed(d, &a_.seed, 1, "seed of the initialisation and the CESTAC streams (0: 1)");
+  flag::cancel_digits(d, &a_.cancel_digits);
+  flag::out(d, &a_.out,
+            sweep_ ? "output directory (default: runs/monitor-sweep-<model>-<data>-s<seed>)"
+                   : "output directory (default: runs/monitor-<model>-<data>-lr<lr>-s<seed>)");
+  if (sweep_) {
+    flag::value(d, "lr-grid", &a_.lr_grid, "0.25,0.5,1,2,4", "A,B,..", "learning rates");
+    flag::value(d, "k-list", &a_.k_list, "1,3,5,7", "K,..",
+                "the k-trick's factors, update (lr k) (g / k)");
+    flag::value<int>(d, "init-seeds", &a_.init_seeds, 4, "N",
+                     "native runs with initialisation seeds seed+1..seed+N");
+  }
+  return d;
+}
+
+class InferCommand final : public Command {
+ public:
+  const char* name() const override { return "monitor infer"; }
+  const char* summary() const override {
+    return "a trained model's forward pass under CESTAC: digits, argmax flips";
+  }
+  const char* usage() const override {
+    return "stabfuzz monitor infer --model FILE [--data D] [--precision f32|f64] [--seed S] "
+           "[--out DIR]";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::value(d, "model", &a_.model, "FILE", "the model file (monitor train's model.txt)");
+    flag::value(d, "data", &a_.data, "digits|fashion-mnist",
+                "the test set (default: the model file's dataset)");
+    flag::value(d, "precision", &a_.precision, "f32|f64",
+                "Stoch<float, 3> or Stoch<double, 3> (default: the model file's)");
+    flag::seed(d, &a_.seed, 1, "seed of the CESTAC streams (0: 1)");
+    flag::out(d, &a_.out, "output directory (default: runs/monitor-infer-<model>-<data>-s<seed>)");
+    return d;
+  }
+  int run(const Invocation&) override {
+    a_.seed = a_.seed != 0 ? a_.seed : 1;
+    return monitor::infer_command(a_);
+  }
+
+ private:
+  monitor::InferArgs a_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_monitor_train_command() {
+  return std::make_unique<MonitorCommand>(false);
+}
+std::unique_ptr<Command> make_monitor_sweep_command() {
+  return std::make_unique<MonitorCommand>(true);
+}
+std::unique_ptr<Command> make_monitor_infer_command() { return std::make_unique<InferCommand>(); }
+
+}  // namespace stabfuzz::cli

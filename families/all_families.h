@@ -1,4 +1,4 @@
-// Declarations of every family definition; joined in all_families.cc.
+// Declarations of every family definition; joined in harness/core/default_registry.cc.
 #pragma once
 
 #include <vector>

@@ -135,7 +135,7 @@ class Registry {
   std::vector<UnavailableTarget> unavailable_;
 };
 
-// Every family stabfuzz knows, joined in one explicit list (families/all_families.cc).
+// Every family stabfuzz knows, joined in one explicit list (harness/core/default_registry.cc).
 const Registry& default_registry();
 // The same registry, for adding targets at start-up only (plugins loaded from the command line),
 // before any run reads it.

@@ -91,6 +91,10 @@ class Campaign {
     return o_.time_s > 0 ? o_.time_s - elapsed() : std::numeric_limits<double>::infinity();
   }
   void print_progress(bool force);
+  void print_banner();
+  bool start_pending_units();  // true while units of the current round wait for a worker
+  void reap_units();
+  int stop_interrupted();  // kills the running units, saves, says how to resume; 130
   int finish();
 
   const Registry& reg_;
@@ -463,9 +467,7 @@ void Campaign::print_progress(bool force) {
     progress_ << line.str() << std::endl;
 }
 
-int Campaign::run() {
-  open_state();
-  rebuild_stats();
+void Campaign::print_banner() {
   progress_ << "stabfuzz campaign: " << items_.size() << " implementations (shard " << state_.shard
             << "), seed " << o_.seed << ", " << o_.jobs << " workers, ";
   if (o_.runs > 0)
@@ -477,6 +479,64 @@ int Campaign::run() {
   if (!state_.unavailable.empty())
     progress_ << "stabfuzz campaign: " << state_.unavailable.size()
               << " implementations unavailable here (listed in summary.json)\n";
+}
+
+bool Campaign::start_pending_units() {
+  bool pending = false;
+  if (state_.rounds.empty()) return false;
+  const size_t ri = state_.rounds.size() - 1;
+  auto& units = state_.rounds[ri].units;
+  for (size_t ui = 0; ui < units.size() && static_cast<int>(running_.size()) < o_.jobs; ++ui) {
+    if (units[ui].status != "pending") continue;
+    if (o_.runs <= 0 && time_left() - 0.2 < kMinSliceS) {
+      units[ui].status = "skipped";  // the budget is spent
+      continue;
+    }
+    launch(ri, ui);
+  }
+  for (const auto& u : units) pending |= u.status == "pending";
+  return pending;
+}
+
+void Campaign::reap_units() {
+  for (size_t i = 0; i < running_.size();) {
+    int status = 0;
+    const pid_t p = ::waitpid(running_[i].pid, &status, WNOHANG);
+    if (p == running_[i].pid) {
+      const Running r = running_[i];
+      running_.erase(running_.begin() + static_cast<long>(i));
+      finish_unit(r, status);
+      continue;
+    }
+    if (!running_[i].guard_killed && Clock::now() > running_[i].guard) {
+      ::kill(running_[i].pid, SIGKILL);
+      running_[i].guard_killed = true;
+    }
+    ++i;
+  }
+}
+
+int Campaign::stop_interrupted() {
+  for (auto& r : running_) ::kill(r.pid, SIGKILL);
+  for (auto& r : running_) {
+    int st = 0;
+    while (::waitpid(r.pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    state_.rounds[r.round].units[r.unit].status = "pending";
+  }
+  running_.clear();
+  save();
+  if (o_.progress_tty) progress_ << "\n";
+  progress_ << "stabfuzz campaign: interrupted; " << findings_total_ << " findings kept in "
+            << o_.out_dir << "/findings.jsonl; continue with: stabfuzz campaign --resume --out "
+            << shell_word(o_.out_dir) << std::endl;
+  return 130;
+}
+
+int Campaign::run() {
+  open_state();
+  rebuild_stats();
+  print_banner();
   g_interrupted = 0;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -488,21 +548,7 @@ int Campaign::run() {
   bool more_rounds = !state_.finished;
   while (!state_.finished) {
     if (g_interrupted) break;
-    // Start units while workers are free.
-    bool pending = false;
-    if (!state_.rounds.empty()) {
-      const size_t ri = state_.rounds.size() - 1;
-      auto& units = state_.rounds[ri].units;
-      for (size_t ui = 0; ui < units.size() && static_cast<int>(running_.size()) < o_.jobs; ++ui) {
-        if (units[ui].status != "pending") continue;
-        if (o_.runs <= 0 && time_left() - 0.2 < kMinSliceS) {
-          units[ui].status = "skipped";  // the budget is spent
-          continue;
-        }
-        launch(ri, ui);
-      }
-      for (const auto& u : units) pending |= u.status == "pending";
-    }
+    const bool pending = start_pending_units();  // while workers are free
     if (running_.empty() && !pending) {
       if (more_rounds && (o_.runs > 0 || time_left() > kMinSliceS + 0.5))
         more_rounds = plan_next_round();
@@ -511,42 +557,15 @@ int Campaign::run() {
       if (!more_rounds) break;
       continue;
     }
-    // Reap finished units; kill those past their guard.
-    for (size_t i = 0; i < running_.size();) {
-      int status = 0;
-      const pid_t p = ::waitpid(running_[i].pid, &status, WNOHANG);
-      if (p == running_[i].pid) {
-        const Running r = running_[i];
-        running_.erase(running_.begin() + static_cast<long>(i));
-        finish_unit(r, status);
-        continue;
-      }
-      if (!running_[i].guard_killed && Clock::now() > running_[i].guard) {
-        ::kill(running_[i].pid, SIGKILL);
-        running_[i].guard_killed = true;
-      }
-      ++i;
-    }
+    reap_units();  // finished units; kill those past their guard
     print_progress(false);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (g_interrupted) {
-    for (auto& r : running_) ::kill(r.pid, SIGKILL);
-    for (auto& r : running_) {
-      int st = 0;
-      while (::waitpid(r.pid, &st, 0) < 0 && errno == EINTR) {
-      }
-      state_.rounds[r.round].units[r.unit].status = "pending";
-    }
-    running_.clear();
-    save();
+    const int code = stop_interrupted();
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGTERM, &old_term, nullptr);
-    if (o_.progress_tty) progress_ << "\n";
-    progress_ << "stabfuzz campaign: interrupted; " << findings_total_ << " findings kept in "
-              << o_.out_dir << "/findings.jsonl; continue with: stabfuzz campaign --resume --out "
-              << shell_word(o_.out_dir) << std::endl;
-    return 130;
+    return code;
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);

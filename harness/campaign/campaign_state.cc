@@ -146,23 +146,28 @@ CampaignState load_state(const std::string& out_dir) {
   return s;
 }
 
-CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector<WorkItem>& items,
-                                       const std::string& out_dir) {
+namespace {
+
+// The units' summary rows, joined, and how many inputs each engine ran.
+struct UnitRows {
   RowMerger rows;
   std::map<std::string, int64_t> status_count;
   int64_t property_inputs = 0, fuzz_executions = 0;
-  std::vector<std::pair<std::string, json::Value>> failures;  // pair -> the unit's failure row
+};
+
+UnitRows read_unit_rows(const CampaignState& s, const std::string& out_dir) {
+  UnitRows out;
   for (const auto& r : s.rounds)
     for (const auto& u : r.units) {
-      ++status_count[u.status];
+      ++out.status_count[u.status];
       if (u.status == "pending" || u.status == "skipped" || u.status == "running") continue;
       const std::string text = reports::read_text(out_dir + "/" + u.dir + "/summary.json");
       if (text.empty()) continue;  // crashed before its summary: its findings and failure are kept
       try {
         const json::Value j = json::parse(text);
         for (const auto& row : j.at("results").as_array()) {
-          rows.add(row);
-          (u.engine == Engine::fuzz ? fuzz_executions : property_inputs) +=
+          out.rows.add(row);
+          (u.engine == Engine::fuzz ? out.fuzz_executions : out.property_inputs) +=
               static_cast<int64_t>(row.at("inputs").as_number());
         }
       } catch (const std::exception& e) {
@@ -170,9 +175,14 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
                   << "/summary.json skipped: " << e.what() << "\n";
       }
     }
-  // Crashed and hung units count as failing inputs of their implementation's first dtype.
+  return out;
+}
+
+// Crashed and hung units count as failing inputs of their implementation's first dtype; returns
+// the findings per implementation x dtype.
+std::map<std::string, int64_t> add_failure_rows(const std::vector<json::Value>& findings,
+                                                RowMerger& rows) {
   std::map<std::string, int64_t> per_pair;
-  const std::vector<json::Value> findings = read_findings(out_dir + "/findings.jsonl", nullptr);
   for (const auto& f : findings) {
     ++per_pair[pair_of(f)];
     const json::Value* failure = f.get("failure");
@@ -190,10 +200,13 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
     row.set("units", 0);
     rows.add(row);
   }
-  json::Array joined = rows.rows(&per_pair);
-  // Rows in work-list order, then dtype order.
+  return per_pair;
+}
+
+// Rows in work-list order, then dtype order.
+void sort_rows(json::Array& joined, const std::vector<std::string>& impls) {
   std::map<std::string, size_t> rank;
-  for (size_t k = 0; k < s.impls.size(); ++k) rank[s.impls[k]] = k;
+  for (size_t k = 0; k < impls.size(); ++k) rank[impls[k]] = k;
   std::stable_sort(joined.begin(), joined.end(), [&](const json::Value& a, const json::Value& b) {
     const size_t ra =
         rank.count(a.at("impl").as_string()) ? rank[a.at("impl").as_string()] : SIZE_MAX;
@@ -203,18 +216,16 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
     return parse_dtype(a.at("dtype").as_string()).value_or(DType::f64) <
            parse_dtype(b.at("dtype").as_string()).value_or(DType::f64);
   });
+}
+
+// summary.json's "campaign" object: the configuration and what the run covered.
+json::Value campaign_object(const CampaignState& s, const std::vector<WorkItem>& items,
+                            const UnitRows& u, const json::Array& joined) {
   std::set<std::string> covered;
   for (const auto& r : joined) covered.insert(r.at("impl").as_string());
   json::Array not_covered;
   for (const auto& it : items)
     if (!covered.count(it.impl)) not_covered.emplace_back(it.impl);
-  CampaignSummary out;
-  out.exit_code = findings_exit_code(findings);
-  json::Value j;
-  j.set("target", "campaign");
-  j.set("engine", "campaign");
-  j.set("seed", s.seed);
-  j.set("seconds", s.elapsed_s);
   json::Value c;
   c.set("targets", s.targets);
   c.set("shard", s.shard);
@@ -223,18 +234,37 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
   c.set("jobs", s.jobs);
   c.set("rounds", static_cast<long long>(s.rounds.size()));
   json::Value units;
-  for (const auto& [k, v] : status_count) units.set(k, static_cast<long long>(v));
+  for (const auto& [k, v] : u.status_count) units.set(k, static_cast<long long>(v));
   c.set("units", std::move(units));
   c.set("implementations", static_cast<long long>(items.size()));
   c.set("pairs", static_cast<long long>(joined.size()));
-  c.set("property_inputs", static_cast<long long>(property_inputs));
-  c.set("fuzz_executions", static_cast<long long>(fuzz_executions));
+  c.set("property_inputs", static_cast<long long>(u.property_inputs));
+  c.set("fuzz_executions", static_cast<long long>(u.fuzz_executions));
   c.set("not_covered", std::move(not_covered));
   json::Array unavailable;
-  for (const auto& u : s.unavailable) unavailable.emplace_back(u);
+  for (const auto& name : s.unavailable) unavailable.emplace_back(name);
   c.set("unavailable", std::move(unavailable));
   c.set("finished", s.finished);
-  j.set("campaign", std::move(c));
+  return c;
+}
+
+}  // namespace
+
+CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector<WorkItem>& items,
+                                       const std::string& out_dir) {
+  UnitRows u = read_unit_rows(s, out_dir);
+  const std::vector<json::Value> findings = read_findings(out_dir + "/findings.jsonl", nullptr);
+  const std::map<std::string, int64_t> per_pair = add_failure_rows(findings, u.rows);
+  json::Array joined = u.rows.rows(&per_pair);
+  sort_rows(joined, s.impls);
+  CampaignSummary out;
+  out.exit_code = findings_exit_code(findings);
+  json::Value j;
+  j.set("target", "campaign");
+  j.set("engine", "campaign");
+  j.set("seed", s.seed);
+  j.set("seconds", s.elapsed_s);
+  j.set("campaign", campaign_object(s, items, u, joined));
   j.set("results", std::move(joined));
   j.set("exit_code", out.exit_code);
   reports::write_json_atomically(out_dir + "/summary.json", j);

@@ -262,48 +262,32 @@ bool passive_mode(const std::vector<std::string>& args) {
   return false;
 }
 
-void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) {
-#ifndef STABFUZZ_HAVE_LIBFUZZER
-  (void)registry, (void)opts, (void)table;
-  throw InputError("this build has no libFuzzer: configure with clang (STABFUZZ_LIBFUZZER)");
-#else
-  static State state;
-  g = &state;
-  state.registry = &registry;
-  state.opts = opts;
-  state.table = table;
-  state.exec.emplace(registry, opts.family, opts.impl, opts.dtypes, opts.feedback, opts.seed,
-                     opts.cestac, opts.base);
-  const bool passive = opts.child || passive_mode(opts.libfuzzer_args);
-  state.opts.child = passive;
-  if (!passive) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.out_dir + "/crashes", ec);
-    if (ec)
-      throw InputError("cannot create directory " + opts.out_dir + "/crashes: " + ec.message());
-    const std::string prev = reports::move_previous_run(opts.out_dir);
-    if (!prev.empty())
-      std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to "
-                << prev << "\n";
-    state.findings_path = opts.out_dir + "/findings.jsonl";
-    state.summary_path = opts.out_dir + "/summary.json";
-    state.writer = std::make_unique<reports::FindingsWriter>(state.findings_path);
-    std::cerr << "stabfuzz fuzz " << opts.family
-              << (opts.impl.empty() ? "" : " --impl " + opts.impl) << ": seed " << opts.seed
-              << ", feedback " << (opts.feedback == Feedback::error ? "error" : "coverage")
-              << (opts.base == Base::uniform ? ", uniform values" : "");
-    if (opts.time_s > 0) std::cerr << ", " << opts.time_s << " s";
-    if (opts.runs > 0) std::cerr << ", " << opts.runs << " executions";
-    std::cerr << ", " << state.exec->targets().size() << " implementations" << std::endl;
-  }
-  if (!opts.corpus_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.corpus_dir, ec);
-    if (ec) throw InputError("cannot create directory " + opts.corpus_dir + ": " + ec.message());
-  }
-  // argv for libFuzzer: the real binary first (merge and fork re-run it), our defaults, the
-  // user's flags (later ones win in libFuzzer), then the corpus directory.
-  static std::vector<std::string> args;
+// The run's output directory, its findings writer and the opening line (not in passive modes,
+// where libFuzzer's merge or fork driver owns the process and records nothing).
+void open_outputs(State& state, const FuzzOptions& opts) {
+  std::error_code ec;
+  std::filesystem::create_directories(opts.out_dir + "/crashes", ec);
+  if (ec) throw InputError("cannot create directory " + opts.out_dir + "/crashes: " + ec.message());
+  const std::string prev = reports::move_previous_run(opts.out_dir);
+  if (!prev.empty())
+    std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to " << prev
+              << "\n";
+  state.findings_path = opts.out_dir + "/findings.jsonl";
+  state.summary_path = opts.out_dir + "/summary.json";
+  state.writer = std::make_unique<reports::FindingsWriter>(state.findings_path);
+  std::cerr << "stabfuzz fuzz " << opts.family << (opts.impl.empty() ? "" : " --impl " + opts.impl)
+            << ": seed " << opts.seed << ", feedback "
+            << (opts.feedback == Feedback::error ? "error" : "coverage")
+            << (opts.base == Base::uniform ? ", uniform values" : "");
+  if (opts.time_s > 0) std::cerr << ", " << opts.time_s << " s";
+  if (opts.runs > 0) std::cerr << ", " << opts.runs << " executions";
+  std::cerr << ", " << state.exec->targets().size() << " implementations" << std::endl;
+}
+
+// argv for libFuzzer: the real binary first (merge and fork re-run it), our defaults, the
+// user's flags (later ones win in libFuzzer), then the corpus directory.
+std::vector<std::string> libfuzzer_args(const FuzzOptions& opts, bool passive) {
+  std::vector<std::string> args;
   std::error_code ec;
   args.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
   if (ec) args.back() = "stabfuzz";
@@ -330,6 +314,30 @@ void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) 
     positional |= !a.empty() && a[0] != '-';
   }
   if (!opts.corpus_dir.empty() && !positional) args.push_back(opts.corpus_dir);
+  return args;
+}
+
+void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) {
+#ifndef STABFUZZ_HAVE_LIBFUZZER
+  (void)registry, (void)opts, (void)table;
+  throw InputError("this build has no libFuzzer: configure with clang (STABFUZZ_LIBFUZZER)");
+#else
+  static State state;
+  g = &state;
+  state.registry = &registry;
+  state.opts = opts;
+  state.table = table;
+  state.exec.emplace(registry, opts.family, opts.impl, opts.dtypes, opts.feedback, opts.seed,
+                     opts.cestac, opts.base);
+  const bool passive = opts.child || passive_mode(opts.libfuzzer_args);
+  state.opts.child = passive;
+  if (!passive) open_outputs(state, opts);
+  if (!opts.corpus_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.corpus_dir, ec);
+    if (ec) throw InputError("cannot create directory " + opts.corpus_dir + ": " + ec.message());
+  }
+  static std::vector<std::string> args = libfuzzer_args(opts, passive);
   static std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

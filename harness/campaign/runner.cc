@@ -39,15 +39,7 @@ namespace {
 json::Value failure_json(const Family& f, const Target& t, const CaseKey& key,
                          const std::string& regime, const Input& in, const Outcome& o,
                          const RunOptions& opts) {
-  json::Value j;
-  j.set("target", f.name);
-  j.set("impl", t.id);
-  j.set("kind", target_kind_name(t.kind));
-  j.set("dtype", dtype_name(key.dtype));
-  j.set("seed", static_cast<unsigned long long>(key.seed));
-  j.set("case", static_cast<long long>(key.index));
-  j.set("engine", "property");
-  j.set("regime", regime);
+  json::Value j = pipeline::case_json(f, t, key, "property", regime);
   j.set("detectors", failure_name(o.failure));
   j.set("severity", severity_name(Severity::critical));
   j.set("failure", failure_name(o.failure));

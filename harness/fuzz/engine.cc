@@ -69,8 +69,7 @@ pipeline::ImplResult& row(const Target& t, DType d) {
 }
 
 std::string hex_digest(const uint8_t* data, size_t size) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x100000001b3ULL;
+  const uint64_t h = hash_str(std::string_view(reinterpret_cast<const char*>(data), size));
   std::ostringstream os;
   os << std::hex << std::setw(16) << std::setfill('0') << h;
   return os.str();

@@ -33,10 +33,8 @@ void set_input_json(json::Value& j, const Input& in) {
   j.set("params", std::move(params));
 }
 
-json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
-                         const std::string& regime, const Input& in, const Verdict& v,
-                         size_t original_n, int64_t shrink_steps, const std::string& engine,
-                         const std::string& replay) {
+json::Value case_json(const Family& f, const Target& t, const CaseKey& key,
+                      const std::string& engine, const std::string& regime) {
   json::Value j;
   j.set("target", f.name);
   j.set("impl", t.id);
@@ -46,6 +44,14 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
   j.set("case", static_cast<long long>(key.index));
   j.set("engine", engine);
   j.set("regime", regime);
+  return j;
+}
+
+json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
+                         const std::string& regime, const Input& in, const Verdict& v,
+                         size_t original_n, int64_t shrink_steps, const std::string& engine,
+                         const std::string& replay) {
+  json::Value j = case_json(f, t, key, engine, regime);
   j.set("detectors", v.detectors());
   j.set("severity", severity_name(v.severity()));
   j.set("max_ulp", v.max_ulp);

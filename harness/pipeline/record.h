@@ -41,6 +41,11 @@ struct ImplResult {
 // target, ...), which replaying it needs.
 void set_input_json(json::Value& j, const Input& in);
 
+// The fields every findings.jsonl line opens with: which case of which implementation, found by
+// which engine, from which regime.
+json::Value case_json(const Family& f, const Target& t, const CaseKey& key,
+                      const std::string& engine, const std::string& regime);
+
 // One line of findings.jsonl.
 json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
                          const std::string& regime, const Input& in, const Verdict& v,

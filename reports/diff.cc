@@ -54,7 +54,7 @@ std::string describe(const Finding& f) {
          (f.has_cestac ? ", " + num(f.digits, 2) + " digits" : "");
 }
 
-bool injected(const Finding& f) { return f.kind == "injected"; }
+bool injected(const Finding& f) { return f.impl_kind == "injected"; }
 
 }  // namespace
 

@@ -88,14 +88,12 @@ void summary_table(std::ostream& os, const RunData& run) {
         "digits</th><th>undecidable</th>"
         "<th>verdict</th></tr></thead><tbody>";
   for (const auto& r : run.results) {
-    std::string verdict = r.injected()
-                              ? (r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)")
-                              : (r.failing_inputs ? "UNSTABLE" : "ok");
-    os << "<tr class=\"" << (r.failed() ? "bad" : "ok") << "\">" << tcell(r.impl) << tcell(r.kind)
-       << tcell(r.dtype) << ncell(double(r.inputs)) << ncell(double(r.failing_inputs))
-       << ncell(double(r.findings)) << ncell(double(r.oracle_detections))
-       << ncell(double(r.cestac_detections)) << ncell(r.max_ulp)
-       << ncell(r.max_error_over_tolerance)
+    const std::string verdict = verdict_text(r);
+    os << "<tr class=\"" << (r.failed() ? "bad" : "ok") << "\">" << tcell(r.impl)
+       << tcell(r.impl_kind) << tcell(r.dtype) << ncell(double(r.inputs))
+       << ncell(double(r.failing_inputs)) << ncell(double(r.findings))
+       << ncell(double(r.oracle_detections)) << ncell(double(r.cestac_detections))
+       << ncell(r.max_ulp) << ncell(r.max_error_over_tolerance)
        << (r.min_digits ? ncell(*r.min_digits, 2) : "<td class=\"n\" data-v=\"99\">-</td>")
        << ncell(double(r.undecidable)) << tcell(verdict) << "</tr>";
   }
@@ -106,7 +104,8 @@ void findings_table(std::ostream& os, const RunData& run) {
   os << "<h2>Findings</h2><p>Worst first; click a header to sort. Each replay command reproduces "
         "its "
         "finding exactly.</p><table class=\"sortable\" id=\"findings\"><thead><tr><th>#</th>"
-        "<th>implementation</th><th>dtype</th><th>severity</th><th>regime</th><th>ULP error</th>"
+        "<th>implementation</th><th>dtype</th><th>kind</th><th>severity</th><th>regime</th><th>ULP "
+        "error</th>"
         "<th>error/tol</th><th>cond</th><th>digits</th><th>expected</th><th>max |x|</th><th>n</th>"
         "<th>detectors</th><th>computed / exact</th><th>instability sites</th><th>suggested "
         "fix</th>"
@@ -124,9 +123,10 @@ void findings_table(std::ostream& os, const RunData& run) {
     if (!f->failure.empty())
       sites = escape(f->failure + ": " + f->failure_detail);  // no output to judge
     const Suggestion sug = suggest(*f);
-    os << "<tr>" << ncell(++k) << tcell(f->impl) << tcell(f->dtype) << "<td data-v=\""
-       << f->severity_rank() << "\">" << escape(f->severity) << "</td>" << tcell(f->regime)
-       << ncell(f->max_ulp) << ncell(f->error_over_tolerance) << ncell(f->cond)
+    os << "<tr>" << ncell(++k) << tcell(f->impl) << tcell(f->dtype)
+       << tcell(f->kind_detail.empty() ? f->kind : f->kind + " (" + f->kind_detail + ")")
+       << "<td data-v=\"" << f->severity_rank() << "\">" << escape(f->severity) << "</td>"
+       << tcell(f->regime) << ncell(f->max_ulp) << ncell(f->error_over_tolerance) << ncell(f->cond)
        << (f->has_cestac ? ncell(f->digits, 2) + ncell(f->expected_digits, 2)
                          : "<td>-</td><td>-</td>")
        << ncell(f->magnitude) << ncell(double(f->n)) << tcell(join(f->detectors)) << "<td><code>"

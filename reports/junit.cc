@@ -77,27 +77,33 @@ std::string render_junit(const RunData& run) {
           message = "planted bug not detected in " + std::to_string(r->inputs) + " inputs";
         else
           message = std::to_string(r->failing_inputs) + " of " + std::to_string(r->inputs) +
-                    " inputs lost more accuracy than their conditioning explains; max ULP error " +
+                    " inputs failing (" + kinds_text(r->failing_by_kind) + "); max ULP error " +
                     num(r->max_ulp) +
                     (mine.empty() ? "" : ", worst finding " + mine.front()->severity);
-        os << "      <failure type=\"" << (r->injected() ? "undetected" : "numerical-instability")
-           << "\" message=\"" << xml_escape(message) << "\">";
+        // The type is the worst finding's kind (accuracy, overflow, nan, ..., crash, hang).
+        const std::string type = r->injected()  ? "undetected"
+                                 : mine.empty() ? "numerical-instability"
+                                                : mine.front()->kind;
+        os << "      <failure type=\"" << xml_escape(type) << "\" message=\"" << xml_escape(message)
+           << "\">";
         for (const Finding* f : mine)
           if (!f->failure.empty())  // a crash, timeout or exception of an isolated target
             os << xml_escape(f->failure + ": " + f->failure_detail + ", regime " + f->regime +
                              "\n  replay: " + f->replay + "\n");
           else
-            os << xml_escape(f->severity + ": ULP error " + num(f->max_ulp) + ", cond " +
-                             num(f->cond) +
+            os << xml_escape(f->kind + ", " + f->severity + ": ULP error " + num(f->max_ulp) +
+                             ", cond " + num(f->cond) +
                              (f->has_cestac ? ", CESTAC digits " + num(f->digits, 2) : "") +
                              ", regime " + f->regime + "\n  replay: " + f->replay + "\n");
         os << "</failure>\n";
       }
       os << "      <system-out>"
-         << xml_escape(std::to_string(r->inputs) + " inputs, " + std::to_string(r->failing_inputs) +
-                       " failing, " + std::to_string(r->findings) + " findings, max ULP " +
-                       num(r->max_ulp) + ", min digits " +
-                       (r->min_digits ? num(*r->min_digits, 2) : "-"))
+         << xml_escape(
+                std::to_string(r->inputs) + " inputs, " + std::to_string(r->failing_inputs) +
+                " failing" +
+                (r->failing_by_kind.empty() ? "" : " (" + kinds_text(r->failing_by_kind) + ")") +
+                ", " + std::to_string(r->findings) + " findings, max ULP " + num(r->max_ulp) +
+                ", min digits " + (r->min_digits ? num(*r->min_digits, 2) : "-"))
          << "</system-out>\n    </testcase>\n";
     }
     os << "  </testsuite>\n";

@@ -1,6 +1,9 @@
 // report.md writer: summary table, then per implementation its findings worst first.
 #include "reports/markdown.h"
 
+#include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "reports/catalog.h"
@@ -23,8 +26,27 @@ std::string cell(std::string s) {
 }
 
 std::string verdict(const ImplSummary& r) {
-  if (r.injected()) return r.failing_inputs ? "detected (planted)" : "**NOT DETECTED** (planted)";
-  return r.failing_inputs ? "**UNSTABLE**" : "ok";
+  std::string v = verdict_text(r);
+  for (const char* word : {"NOT DETECTED", "UNSTABLE"})
+    if (v.rfind(word, 0) == 0) return "**" + std::string(word) + "**" + v.substr(strlen(word));
+  return v;
+}
+
+// Findings per kind over the run: how many, on how many implementation x dtype pairs.
+void write_kinds(std::ostream& os, const RunData& run) {
+  std::map<std::string, long long> findings;
+  std::map<std::string, std::set<std::string>> pairs;
+  for (const auto& f : run.findings) {
+    ++findings[f.kind];
+    pairs[f.kind].insert(f.impl + " " + f.dtype);
+  }
+  if (findings.empty()) return;
+  os << "## Findings by kind\n\n| kind | findings | implementation x dtype pairs |\n"
+        "|---|---:|---:|\n";
+  for (const char* k : kFindingKinds)
+    if (findings.count(k))
+      os << "| " << k << " | " << findings[k] << " | " << pairs[k].size() << " |\n";
+  os << "\n";
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -34,9 +56,10 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 void write_finding(std::ostream& os, int index, const Finding& f) {
-  os << "#### " << index << ". " << f.dtype << ", " << f.severity << ": case " << f.case_index
-     << ", regime `" << f.regime << "`\n\n";
+  os << "#### " << index << ". " << f.dtype << ", " << f.kind << ", " << f.severity << ": case "
+     << f.case_index << ", regime `" << f.regime << "`\n\n";
   os << "- replay: `" << f.replay << "`\n";
+  if (!f.kind_detail.empty()) os << "- " << f.kind << ": " << f.kind_detail << "\n";
   if (!f.failure.empty()) {  // a crash, hang or exception: no output, so no error to quote
     os << "- **" << f.failure << "**: " << f.failure_detail << "\n";
     os << "- input: n = " << f.n << " (as run, not shrunk), max |x| = " << num(f.magnitude)
@@ -97,10 +120,11 @@ std::string render_markdown(const RunData& run) {
     for (const auto& p : run.problems) os << "- `" << cell(p) << "`\n";
     os << "\n";
   }
+  write_kinds(os, run);
   os << "## Summary\n\n| implementation | kind | dtype | inputs | failing | findings | max ULP | "
         "min digits | verdict |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const auto& r : run.results)
-    os << "| " << r.impl << " | " << r.kind << " | " << r.dtype << " | " << r.inputs << " | "
+    os << "| " << r.impl << " | " << r.impl_kind << " | " << r.dtype << " | " << r.inputs << " | "
        << r.failing_inputs << " | " << r.findings << " | " << num(r.max_ulp) << " | "
        << (r.min_digits ? num(*r.min_digits, 2) : "-") << " | " << verdict(r) << " |\n";
   os << "\n## Findings by implementation (worst first)\n\n";
@@ -109,7 +133,7 @@ std::string render_markdown(const RunData& run) {
     const auto fs = run.worst_first(impl);
     if (fs.empty()) continue;
     any = true;
-    os << "### " << impl << " (" << fs.front()->kind << ", " << fs.size() << " finding"
+    os << "### " << impl << " (" << fs.front()->impl_kind << ", " << fs.size() << " finding"
        << (fs.size() == 1 ? "" : "s") << ")\n\n";
     if (!fs.front()->plants.empty())
       os << "Planted: " << fs.front()->plants << ". Fails where: " << fs.front()->fails_where

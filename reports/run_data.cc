@@ -90,6 +90,27 @@ std::string num(double v, int digits) {
   return buf;
 }
 
+std::string kinds_text(const std::map<std::string, long long>& counts) {
+  std::string out;
+  auto add = [&](const std::string& k, long long n) {
+    if (n > 0) out += (out.empty() ? "" : ", ") + k + " " + std::to_string(n);
+  };
+  for (const char* k : kFindingKinds)
+    if (auto it = counts.find(k); it != counts.end()) add(k, it->second);
+  for (const auto& [k, n] : counts)
+    if (std::find(std::begin(kFindingKinds), std::end(kFindingKinds), k) == std::end(kFindingKinds))
+      add(k, n);
+  return out;
+}
+
+std::string verdict_text(const ImplSummary& r) {
+  if (r.injected()) return r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
+  const std::string kinds = kinds_text(r.failing_by_kind);
+  if (r.failed()) return kinds.empty() ? "UNSTABLE" : "UNSTABLE (" + kinds + ")";
+  if (r.failing_inputs > 0) return "ok (policy: " + kinds + ")";
+  return "ok";
+}
+
 Finding parse_finding(const json::Value& v) {
   if (!v.is_object()) throw json::ParseError("not a JSON object");
   Finding f;
@@ -98,7 +119,13 @@ Finding parse_finding(const json::Value& v) {
   f.severity = v.at("severity").as_string();
   f.target = str(v, "target");
   if (f.target.empty()) f.target = f.impl.substr(0, f.impl.find('/'));
-  f.kind = str(v, "kind");
+  if (v.get("impl_kind")) {
+    f.impl_kind = str(v, "impl_kind");
+    f.kind = str(v, "kind");
+    f.kind_detail = str(v, "kind_detail");
+  } else {  // written before finding kinds: "kind" was the target's
+    f.impl_kind = str(v, "kind");
+  }
   f.regime = str(v, "regime");
   f.engine = str(v, "engine");
   f.replay = str(v, "replay");
@@ -154,6 +181,8 @@ Finding parse_finding(const json::Value& v) {
   if (f.suggested_fix.empty()) f.suggested_fix = str(v, "fix");
   f.failure = str(v, "failure");
   f.failure_detail = str(v, "failure_detail");
+  if (f.kind.empty())  // written before finding kinds: what the fields say
+    f.kind = f.failure == "timeout" ? "hang" : !f.failure.empty() ? "crash" : "accuracy";
   return f;
 }
 
@@ -186,7 +215,11 @@ void parse_summary(const json::Value& s, RunData& run) {
     i.dtype = r.at("dtype").as_string();
     i.family = str(r, "family");
     if (i.family.empty()) i.family = i.impl.substr(0, i.impl.find('/'));
-    i.kind = str(r, "kind");
+    i.impl_kind = str(r, r.get("impl_kind") ? "impl_kind" : "kind");
+    if (const json::Value* k = r.get("failing_by_kind"); k && k->is_object())
+      for (const auto& [name, n] : k->as_object())
+        i.failing_by_kind[name] = static_cast<long long>(n.as_number());
+    if (const json::Value* fl = r.get("failed"); fl && fl->is_bool()) i.failed_flag = fl->as_bool();
     i.inputs = integer(r, "inputs");
     i.failing_inputs = integer(r, "failing_inputs");
     i.findings = integer(r, "findings");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ struct InstabilitySite {
 // (CESTAC ones for black-box targets, the planted bug for non-injected ones) stay empty or NaN.
 struct Finding {
   int line = 0;  // 1-based line in findings.jsonl
-  std::string target, impl, kind, dtype, regime, severity, engine, replay;
+  // impl_kind: reference, injected or library; kind: what the finding is (accuracy, overflow,
+  // nan, underflow, nondeterminism, crash, hang), and kind_detail why an underflow is one.
+  std::string target, impl, impl_kind, kind, kind_detail, dtype, regime, severity, engine, replay;
   std::vector<std::string> detectors;
   uint64_t seed = 0;
   long long case_index = -1;
@@ -48,16 +51,23 @@ struct Finding {
 
 // One implementation x dtype row of summary.json.
 struct ImplSummary {
-  std::string family, impl, kind, dtype;
+  std::string family, impl, impl_kind, dtype;
   long long inputs = 0, failing_inputs = 0, findings = 0, undecidable = 0;
   long long oracle_detections = 0, cestac_detections = 0;
   double max_ulp = 0, max_error_over_tolerance = 0;
   std::optional<double> min_digits;  // absent for targets without CESTAC
   double seconds = 0;
+  std::map<std::string, long long> failing_by_kind;  // failing inputs per finding kind
+  std::optional<bool> failed_flag;                   // as the run decided it (--fail-on)
 
-  bool injected() const { return kind == "injected"; }
-  // Reference and library targets fail on any failing input; injected ones when nothing fired.
-  bool failed() const { return injected() ? failing_inputs == 0 : failing_inputs > 0; }
+  bool injected() const { return impl_kind == "injected"; }
+  // As the run decided it: a reference or library target with a failing input of a kind that
+  // fails the run, an injected one when nothing fired. Runs older than finding kinds: any
+  // failing input.
+  bool failed() const {
+    if (failed_flag) return *failed_flag;
+    return injected() ? failing_inputs == 0 : failing_inputs > 0;
+  }
 };
 
 struct RunData {
@@ -75,6 +85,18 @@ struct RunData {
   // Implementations in summary order, each once.
   std::vector<std::string> impls() const;
 };
+
+// The finding kinds in the order the reports list them (harness/pipeline/verdict.h decides them).
+inline constexpr const char* kFindingKinds[] = {"accuracy",       "overflow", "nan", "underflow",
+                                                "nondeterminism", "crash",    "hang"};
+
+// "accuracy 3, underflow 2": counts per kind, in kFindingKinds order (unknown kinds last); "" when
+// there are none.
+std::string kinds_text(const std::map<std::string, long long>& counts);
+
+// The verdict of a summary row in words: "UNSTABLE (accuracy 3)", "ok (policy: underflow 4)",
+// "ok", "detected (planted)", "NOT DETECTED (planted)".
+std::string verdict_text(const ImplSummary& r);
 
 // Parses one findings.jsonl object; throws json::ParseError when impl, dtype or severity is
 // missing or a field has the wrong type.

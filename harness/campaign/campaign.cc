@@ -364,7 +364,8 @@ void Campaign::add_failure_finding(const UnitRecord& u, const std::string& failu
   json::Value f;
   f.set("target", it.family);
   f.set("impl", it.impl);
-  f.set("kind", target_kind_name(it.kind));
+  f.set("impl_kind", target_kind_name(it.kind));
+  f.set("kind", failure == "timeout" ? "hang" : "crash");
   f.set("dtype",
         std::string(dtype_name(it.dtypes.front())));  // the unit ran every dtype; its first
   f.set("seed", u.seed);
@@ -395,8 +396,7 @@ void Campaign::finish_unit(const Running& r, int status) {
     writer_->append(f);
     ++added;
     ++findings_total_;
-    const json::Value* k = f.get("kind");
-    if (!(k && k->is_string() && k->as_string() == "injected")) ++findings_claiming_;
+    if (impl_kind_of(f) != "injected") ++findings_claiming_;
     stats_[u.item].detected = true;
     if (items_[u.item].kind != TargetKind::injected) ++stats_[u.item].findings;
   }
@@ -582,7 +582,7 @@ int Campaign::run() {
 
 int Campaign::finish() {
   writer_.reset();
-  const CampaignSummary s = write_campaign_summary(state_, items_, o_.out_dir);
+  const CampaignSummary s = write_campaign_summary(state_, items_, o_.out_dir, o_.fail_on);
   if (o_.write_reports) reports::write_reports(o_.out_dir, progress_);
   print_campaign_summary(s, state_, items_, o_.out_dir, out_);
   int code = s.exit_code;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/campaign/plan.h"
+#include "harness/pipeline/verdict.h"
 
 namespace stabfuzz::campaign {
 
@@ -23,6 +24,7 @@ struct CampaignOptions {
   std::string binary;    // this stabfuzz, run for each unit
   // Flags every unit gets (plugins, --cancel-digits, --timeout-ms, --max-findings, --shrink-evals).
   std::vector<std::string> unit_flags;
+  KindSet fail_on = KindSet::defaults();  // finding kinds that make the exit code 1
   bool write_reports = true;
   bool progress_tty = false;
   double progress_every_s = 10;

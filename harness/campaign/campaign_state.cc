@@ -181,7 +181,7 @@ UnitRows read_unit_rows(const CampaignState& s, const std::string& out_dir) {
 // Crashed and hung units count as failing inputs of their implementation's first dtype; returns
 // the findings per implementation x dtype.
 std::map<std::string, int64_t> add_failure_rows(const std::vector<json::Value>& findings,
-                                                RowMerger& rows) {
+                                                RowMerger& rows, const KindSet& fail_on) {
   std::map<std::string, int64_t> per_pair;
   for (const auto& f : findings) {
     ++per_pair[pair_of(f)];
@@ -191,8 +191,14 @@ std::map<std::string, int64_t> add_failure_rows(const std::vector<json::Value>& 
     json::Value row;
     row.set("family", f.at("target").as_string());
     row.set("impl", f.at("impl").as_string());
-    row.set("kind", f.at("kind").as_string());
+    row.set("impl_kind", impl_kind_of(f));
     row.set("dtype", f.at("dtype").as_string());
+    const std::string kind = finding_kind_of(f);
+    json::Value kinds{json::Object{}};
+    kinds.set(kind, 1);
+    row.set("failing_by_kind", std::move(kinds));
+    const auto k = parse_finding_kind(kind);
+    row.set("failed", impl_kind_of(f) != "injected" && (!k || fail_on.has(*k)));
     row.set("inputs", 0);
     row.set("failing_inputs", 1);
     row.set("findings", 0);
@@ -251,14 +257,14 @@ json::Value campaign_object(const CampaignState& s, const std::vector<WorkItem>&
 }  // namespace
 
 CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector<WorkItem>& items,
-                                       const std::string& out_dir) {
+                                       const std::string& out_dir, const KindSet& fail_on) {
   UnitRows u = read_unit_rows(s, out_dir);
   const std::vector<json::Value> findings = read_findings(out_dir + "/findings.jsonl", nullptr);
-  const std::map<std::string, int64_t> per_pair = add_failure_rows(findings, u.rows);
+  const std::map<std::string, int64_t> per_pair = add_failure_rows(findings, u.rows, fail_on);
   json::Array joined = u.rows.rows(&per_pair);
   sort_rows(joined, s.impls);
   CampaignSummary out;
-  out.exit_code = findings_exit_code(findings);
+  out.exit_code = findings_exit_code(findings, fail_on);
   json::Value j;
   j.set("target", "campaign");
   j.set("engine", "campaign");
@@ -267,6 +273,7 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
   j.set("campaign", campaign_object(s, items, u, joined));
   j.set("results", std::move(joined));
   j.set("exit_code", out.exit_code);
+  j.set("fail_on", fail_on.str());
   reports::write_json_atomically(out_dir + "/summary.json", j);
   out.summary = std::move(j);
   return out;
@@ -296,7 +303,7 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
     std::vector<std::string> with, without;
     size_t pairs = 0, detected = 0;
     for (const auto& r : rows) {
-      if (r.at("kind").as_string() != kind) continue;
+      if (impl_kind_of(r) != kind) continue;
       ++pairs;
       const auto failing = static_cast<long long>(r.at("failing_inputs").as_number());
       const std::string name = r.at("impl").as_string() + " " + r.at("dtype").as_string();

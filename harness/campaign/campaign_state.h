@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/campaign/plan.h"
+#include "harness/pipeline/verdict.h"
 #include "reports/json.h"
 
 namespace stabfuzz::campaign {
@@ -64,7 +65,7 @@ struct CampaignSummary {
 // Joins the units' summary rows (and the campaign's own crash and hang findings) into
 // OUT/summary.json.
 CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector<WorkItem>& items,
-                                       const std::string& out_dir);
+                                       const std::string& out_dir, const KindSet& fail_on);
 // The morning answer in a few lines: coverage, units, and which implementations have findings.
 void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
                             const std::vector<WorkItem>& items, const std::string& out_dir,

@@ -119,7 +119,7 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
     auto [small, steps] = shrink_failing(f, t, in, req, o.shrink_evals);
     r.shrunk = small;
     r.shrink_steps = steps;
-    evaluate(f, t, small, req);  // leaves the fault report of the shrunk input
+    const Verdict sv = evaluate(f, t, small, req);  // leaves the fault report of the shrunk input
     if (const fault::Report* fr = fault::last_report(t.id)) r.fault_site = fault::describe(*fr);
     if (!o.save_corpus.empty()) {
       corpus::Entry e{f.name,
@@ -130,7 +130,8 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
                       "shrunk from case " + std::to_string(c.index) + " (" +
                           std::string(dtype_name(c.dtype)) + ", regime " + r.regime + ", " +
                           std::to_string(in.total_size()) + " values) of stabfuzz inject --seed " +
-                          std::to_string(o.seed) + "; " + r.detector};
+                          std::to_string(o.seed) + "; " + r.detector,
+                      sv.kind};
       r.corpus_file = save(reg, o.save_corpus, e);
     }
   }
@@ -167,7 +168,8 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t,
         save(reg, o.save_corpus,
              {f.name, t.id, *hardest, corpus::Expect::stable, o.seed,
               "the passing input closest to the tolerance (" + fmt(hardest_ratio, 3) +
-                  " x) among small inputs of stabfuzz inject --seed " + std::to_string(o.seed)});
+                  " x) among small inputs of stabfuzz inject --seed " + std::to_string(o.seed),
+              std::nullopt});
   return r;
 }
 

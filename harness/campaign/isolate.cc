@@ -340,6 +340,19 @@ Attempt Isolator::run(const Input& in, const CestacRequest* req) {
   return a;
 }
 
+FindingKind Outcome::kind() const {
+  switch (failure) {
+    case Failure::none:
+      return verdict.kind;
+    case Failure::timeout:
+      return FindingKind::hang;
+    case Failure::crash:
+    case Failure::exception:
+      return FindingKind::crash;
+  }
+  return FindingKind::crash;
+}
+
 Outcome evaluate_outcome(const Family& family, const Target& target, const Input& in,
                          const CestacRequest& req, Isolator* iso) {
   Outcome o;
@@ -355,7 +368,7 @@ Outcome evaluate_outcome(const Family& family, const Target& target, const Input
     return o;
   }
   const OracleResult oracle = family.oracle(in);
-  o.verdict = judge(family, in, a.native, oracle, a.has_cestac ? &a.cestac : nullptr);
+  o.verdict = pipeline::decide(family, in, a.native, oracle, a.has_cestac ? &a.cestac : nullptr);
   return o;
 }
 

@@ -61,6 +61,8 @@ struct Outcome {
   Failure failure = Failure::none;
   std::string detail;
   bool finding() const { return failure != Failure::none || verdict.finding(); }
+  // crash for a crash or an exception, hang for a timeout, else the verdict's kind.
+  FindingKind kind() const;
 };
 
 // evaluate() through `iso` when it is given (the target's isolated runs), else in this process.

@@ -102,12 +102,18 @@ void RowMerger::add(const json::Value& row) {
     r.set("min_digits", r.get("min_digits") ? std::min(number_or(r, "min_digits", m), m) : m);
   }
   r.set("findings", number_or(r, "findings", 0) + number_or(row, "findings", 0));
-  if (const json::Value* reg = row.get("inputs_per_regime"); reg && reg->is_object()) {
-    json::Value merged =
-        r.get("inputs_per_regime") ? r.at("inputs_per_regime") : json::Value(json::Object{});
-    for (const auto& [name, count] : reg->as_object())
+  if (const json::Value* f = row.get("failed"); f && f->is_bool()) {
+    const json::Value* had = r.get("failed");
+    r.set("failed", f->as_bool() || (had && had->is_bool() && had->as_bool()));
+  }
+  // Counts per name: summed name by name.
+  for (const char* key : {"failing_by_kind", "inputs_per_regime"}) {
+    const json::Value* add = row.get(key);
+    if (!add || !add->is_object()) continue;
+    json::Value merged = r.get(key) ? r.at(key) : json::Value(json::Object{});
+    for (const auto& [name, count] : add->as_object())
       merged.set(name, number_or(merged, name.c_str(), 0) + count.as_number());
-    r.set("inputs_per_regime", std::move(merged));
+    r.set(key, std::move(merged));
   }
 }
 
@@ -153,10 +159,27 @@ int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool co
   return added;
 }
 
-int findings_exit_code(const std::vector<json::Value>& findings) {
-  for (const auto& f : findings) {
+std::string impl_kind_of(const json::Value& v) {
+  const json::Value* k = v.get("impl_kind");
+  if (!k) k = v.get("kind");
+  return k && k->is_string() ? k->as_string() : "";
+}
+
+std::string finding_kind_of(const json::Value& f) {
+  if (f.get("impl_kind")) {
     const json::Value* k = f.get("kind");
-    if (!k || !k->is_string() || k->as_string() != "injected") return 1;
+    if (k && k->is_string()) return k->as_string();
+  }
+  const json::Value* failure = f.get("failure");
+  if (!failure || !failure->is_string()) return "accuracy";
+  return failure->as_string() == "timeout" ? "hang" : "crash";
+}
+
+int findings_exit_code(const std::vector<json::Value>& findings, const KindSet& fail_on) {
+  for (const auto& f : findings) {
+    if (impl_kind_of(f) == "injected") continue;
+    const auto kind = parse_finding_kind(finding_kind_of(f));
+    if (!kind || fail_on.has(*kind)) return 1;  // a kind this build does not know fails
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/pipeline/verdict.h"
 #include "reports/json.h"
 
 namespace stabfuzz::campaign {
@@ -44,9 +45,16 @@ std::string pair_of(const json::Value& v);
 // temporary name and rename(), so `to` never holds half a file. Returns the number added.
 int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool copy);
 
+// The target kind (reference, injected, library) and the finding kind (accuracy, ..., hang) of a
+// findings.jsonl object or a summary row. Lines written before finding kinds had the target kind
+// in "kind"; their finding kind follows from "failure" (crash, hang), else accuracy.
+std::string impl_kind_of(const json::Value& v);
+std::string finding_kind_of(const json::Value& f);
+
 // Exit status of a joined run without a baseline: 1 when a reference or library implementation has
-// a finding (a planted bug is expected to), else 0.
-int findings_exit_code(const std::vector<json::Value>& findings);
+// a finding of a kind in `fail_on` (a planted bug is expected to have findings), else 0.
+int findings_exit_code(const std::vector<json::Value>& findings,
+                       const KindSet& fail_on = KindSet::defaults());
 
 // The morning answer of a campaign, per implementation x dtype: fuzzing finds other inputs of a
 // known bug every night, so what a nightly job acts on is a reference or library pair that fails

@@ -40,6 +40,7 @@ json::Value failure_json(const Family& f, const Target& t, const CaseKey& key,
                          const std::string& regime, const Input& in, const Outcome& o,
                          const RunOptions& opts) {
   json::Value j = pipeline::case_json(f, t, key, "property", regime);
+  j.set("kind", finding_kind_name(o.kind()));
   j.set("detectors", failure_name(o.failure));
   j.set("severity", severity_name(Severity::critical));
   j.set("failure", failure_name(o.failure));
@@ -214,6 +215,7 @@ class PairRun {
     ++r_.inputs;
     ++r_.regime_inputs[regime];
     const CaseKey key{fam_.name, t_.id, d_, opts_.seed, k};
+    if (o.finding()) ++r_.failing_by_kind[static_cast<size_t>(o.kind())];
     if (o.failure != Failure::none) {  // nothing to judge: the input itself is the finding
       ++r_.failing_inputs;
       ++(o.failure == Failure::crash     ? r_.crashes
@@ -233,10 +235,11 @@ class PairRun {
     r_.oracle_detections += v.oracle_fired;
     r_.cestac_detections += v.cestac_fired;
     if (r_.findings >= opts_.max_findings) return;
-    // A candidate that crashes or hangs while shrinking is not the numerical failure shrunk.
+    // A candidate that crashes or hangs while shrinking is not the numerical failure shrunk, nor
+    // is one whose failure is of another kind (an accuracy finding shrunk into an underflow).
     auto fails = [&](const Input& x) {
       const Outcome c = outcome(x, req);
-      return c.failure == Failure::none && c.verdict.finding();
+      return c.failure == Failure::none && c.verdict.finding() && c.verdict.kind == v.kind;
     };
     // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
     auto [small, steps] =
@@ -276,8 +279,9 @@ void write_summary(const RunOptions& opts, const RunResult& res, double seconds,
   if (opts.only_case >= 0) summary.set("case", static_cast<long long>(opts.only_case));
   summary.set("seconds", seconds);
   json::Array results;
-  for (const auto& r : res.results) results.push_back(impl_result_json(r));
+  for (const auto& r : res.results) results.push_back(impl_result_json(r, opts.fail_on));
   summary.set("results", std::move(results));
+  summary.set("fail_on", opts.fail_on.str());
   summary.set("exit_code", res.exit_code);
   rec.summary(summary);
 }
@@ -296,6 +300,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
 
   make_dirs(opts.out_dir);
   RunResult res;
+  res.fail_on = opts.fail_on;
   if (opts.move_previous) res.previous_run = reports::move_previous_run(opts.out_dir);
   if (!res.previous_run.empty())  // on stderr even with --quiet: files moved are worth a line
     std::cerr << "stabfuzz: " << opts.out_dir << " held an earlier run; moved its files to "
@@ -318,7 +323,7 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
     const ImplResult r = PairRun(work[w], opts, rec).run(t0, share, status, w);
     status.finish_pair(r);
     print_pair(progress, r);
-    if (r.findings > 0 && r.kind != TargetKind::injected) res.exit_code = 1;
+    if (r.kind != TargetKind::injected && r.fails(opts.fail_on)) res.exit_code = 1;
     res.results.push_back(r);
   }
   write_summary(opts, res, std::chrono::duration<double>(Clock::now() - start).count(), rec);

@@ -27,11 +27,12 @@ struct RunOptions {
   int64_t runs = 0;           // inputs per implementation x dtype; <= 0: until the budget
   double budget_s = 0;        // seconds for the whole run; <= 0: no time limit
   uint64_t seed = 0;
-  int64_t only_case = -1;    // >= 0: run just this input index (replay)
-  int64_t max_findings = 0;  // findings recorded per implementation x dtype
-  int64_t shrink_evals = 0;  // verdict evaluations one shrink may spend
-  int64_t timeout_ms = 0;    // isolated targets: per input; <= 0: no limit
-  cestac::Config cestac;     // cancellation threshold, detection on/off
+  int64_t only_case = -1;                 // >= 0: run just this input index (replay)
+  int64_t max_findings = 0;               // findings recorded per implementation x dtype
+  int64_t shrink_evals = 0;               // verdict evaluations one shrink may spend
+  int64_t timeout_ms = 0;                 // isolated targets: per input; <= 0: no limit
+  cestac::Config cestac;                  // cancellation threshold, detection on/off
+  KindSet fail_on = KindSet::defaults();  // finding kinds that make the exit code 1
   std::string out_dir;
   bool progress_tty = false;  // progress goes to a terminal: one refreshing status line
   bool write_reports = true;  // report.md, report.html, junit.xml at the end of the run
@@ -46,7 +47,9 @@ struct RunResult {
   std::string summary_path;
   std::string previous_run;               // where an earlier run in out_dir was moved, or ""
   std::vector<std::string> report_paths;  // report.md, report.html, junit.xml
-  // 1 when an implementation that claims stability (reference or library) has a finding.
+  KindSet fail_on = KindSet::defaults();  // the kinds that failed the run
+  // 1 when an implementation that claims stability (reference or library) has a failing input of
+  // a kind in RunOptions::fail_on.
   int exit_code = 0;
 };
 

@@ -37,7 +37,7 @@ class CampaignCommand final : public Command {
   std::vector<std::string> unit_flags(const po::options_description& d) const;
 
   std::vector<std::string> plugins_;
-  std::string targets_, time_, shard_, out_, baseline_;
+  std::string targets_, time_, shard_, out_, baseline_, fail_on_;
   int64_t runs_ = 0, timeout_ms_ = 0, max_findings_ = 0, shrink_evals_ = 0;
   int jobs_ = 0, cancel_digits_ = 0;
   uint64_t seed_ = 0;
@@ -72,6 +72,7 @@ po::options_description CampaignCommand::options() {
   flag::shrink_evals(d, &shrink_evals_);
   flag::no_reports(d, &no_reports_);
   flag::quiet(d, &quiet_);
+  flag::fail_on(d, &fail_on_);
   return d;
 }
 
@@ -94,6 +95,8 @@ std::vector<std::string> CampaignCommand::unit_flags(const po::options_descripti
     f.insert(f.end(), {"--max-findings", std::to_string(max_findings_)});
   if (shrink_evals_ != flag::default_of<int64_t>(d, "shrink-evals"))
     f.insert(f.end(), {"--shrink-evals", std::to_string(shrink_evals_)});
+  const std::string fail_on = KindSet::parse(fail_on_).str();
+  if (fail_on != KindSet::defaults().str()) f.insert(f.end(), {"--fail-on", fail_on});
   return f;
 }
 
@@ -130,6 +133,7 @@ campaign::CampaignOptions CampaignCommand::config(const Invocation& inv) {
   c.binary = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw InputError("cannot find the stabfuzz binary (/proc/self/exe)");
   c.unit_flags = unit_flags(d);
+  c.fail_on = KindSet::parse(fail_on_);
   c.write_reports = !no_reports_;
   c.progress_tty = !quiet_ && ::isatty(STDERR_FILENO);
   return c;

@@ -24,6 +24,25 @@ std::string sci(double v) {
   return os.str();
 }
 
+// "accuracy 3, underflow 2": the pair's failing inputs per kind.
+std::string kinds_text(const pipeline::ImplResult& r) {
+  std::string out;
+  for (FindingKind k : kAllFindingKinds)
+    if (r.failing(k) > 0)
+      out += (out.empty() ? "" : ", ") + std::string(finding_kind_name(k)) + " " +
+             std::to_string(r.failing(k));
+  return out;
+}
+
+std::string verdict_text(const pipeline::ImplResult& r, const KindSet& fail_on) {
+  if (r.kind == TargetKind::injected)
+    return r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
+  if (r.fails(fail_on)) return "UNSTABLE (" + kinds_text(r) + ")";
+  // Failing only in kinds that do not fail the run (underflow by default): a policy.
+  if (r.failing_inputs > 0) return "ok (policy: " + kinds_text(r) + ")";
+  return "ok";
+}
+
 }  // namespace
 
 std::string fmt(double v, int prec) {
@@ -64,11 +83,7 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
      << "err/tol" << std::setw(11) << "min_digits"
      << "  verdict\n";
   for (const auto& r : res.results) {
-    std::string verdict;
-    if (r.kind == TargetKind::injected)
-      verdict = r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
-    else
-      verdict = r.failing_inputs ? "UNSTABLE" : "ok";
+    std::string verdict = verdict_text(r, res.fail_on);
     if (r.crashes + r.timeouts + r.exceptions > 0)  // isolated targets: how they failed
       verdict += " (" + std::to_string(r.crashes) + " crashed, " + std::to_string(r.timeouts) +
                  " timed out, " + std::to_string(r.exceptions) + " threw)";

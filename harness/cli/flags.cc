@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/cestac.h"
 #include "stabfuzz/errors.h"
 
@@ -79,6 +80,14 @@ void no_reports(Desc& d, bool* v) {
   toggle(d, "no-reports", v,
          "write only findings.jsonl and summary.json, no report.md/html or junit.xml (campaign "
          "units)");
+}
+
+void fail_on(Desc& d, std::string* v) {
+  value<std::string>(
+      d, "fail-on", v, KindSet::defaults().str(), "KINDS",
+      "finding kinds that make the exit code 1: a comma-separated list of accuracy, overflow, "
+      "nan, underflow, nondeterminism, crash, hang, or all or none (underflow, the FTZ/DAZ "
+      "policy, is reported but does not fail by default)");
 }
 
 void check_cancel_digits(int v) {

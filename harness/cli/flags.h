@@ -65,6 +65,8 @@ void shrink_evals(Desc& d, int64_t* v);
 void json(Desc& d, std::string* v);
 void quiet(Desc& d, bool* v);
 void no_reports(Desc& d, bool* v);
+// --fail-on KINDS: the finding kinds that make the exit code 1 (KindSet::parse reads the text).
+void fail_on(Desc& d, std::string* v);
 
 // Checks shared by several commands; each throws InputError naming the flag.
 void check_cancel_digits(int v);

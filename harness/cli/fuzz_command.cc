@@ -31,7 +31,7 @@ class FuzzCommand final : public Command {
 
  private:
   std::vector<std::string> plugins_;
-  std::string target_, impl_, dtype_, time_, corpus_, feedback_, generator_, out_;
+  std::string target_, impl_, dtype_, time_, corpus_, feedback_, generator_, out_, fail_on_;
   int64_t runs_ = 0, max_findings_ = 0, shrink_evals_ = 0, timeout_ms_ = 0;
   uint64_t seed_ = 0;
   int cancel_digits_ = 0;
@@ -66,6 +66,7 @@ po::options_description FuzzCommand::options() {
                "accepted for campaign units; fuzz runs built-in targets only (plugins' targets are "
                "isolated) and loads none");
   flag::timeout_ms(d, &timeout_ms_, "accepted for campaign units; fuzz runs no isolated targets");
+  flag::fail_on(d, &fail_on_);
   return d;
 }
 
@@ -101,6 +102,7 @@ fuzz::FuzzOptions FuzzCommand::config(const Invocation& inv) {
   f.shrink_evals = shrink_evals_;
   flag::check_cancel_digits(cancel_digits_);
   f.cestac.cancel_digits = cancel_digits_;
+  f.fail_on = KindSet::parse(fail_on_);
   f.quiet = quiet_;
   f.write_reports = !no_reports_;
   f.progress_tty = !quiet_ && ::isatty(STDERR_FILENO);

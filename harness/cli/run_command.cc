@@ -151,6 +151,7 @@ class RunCommand final : public Command {
     flag::toggle(d, "version", &version_, "print the version and build configuration");
     flag::timeout_ms(d, &timeout_ms_);
     flag::no_reports(d, &no_reports_);
+    flag::fail_on(d, &fail_on_);
     return d;
   }
   int run(const Invocation& inv) override;
@@ -159,7 +160,7 @@ class RunCommand final : public Command {
   campaign::RunOptions run_options(const Invocation& inv);
 
   std::vector<std::string> plugins_;
-  std::string target_, impl_, dtype_, out_, json_;
+  std::string target_, impl_, dtype_, out_, json_, fail_on_;
   int64_t runs_ = 0, case_ = 0, max_findings_ = 0, shrink_evals_ = 0, timeout_ms_ = 0;
   double budget_s_ = 0;
   uint64_t seed_ = 0;
@@ -190,9 +191,11 @@ campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
   ro.out_dir = out_.empty() ? default_out_dir(target_, ro.seed) : out_;
   ro.timeout_ms = timeout_ms_;
   ro.write_reports = !no_reports_;
+  ro.fail_on = KindSet::parse(fail_on_);
   const po::options_description d = options();
   ro.replay_command =
       [cancel = cancel_digits_, default_cancel = flag::default_of<int>(d, "cancel-digits"),
+       fail_on = ro.fail_on.str(), default_fail_on = KindSet::defaults().str(),
        extra = plugin_flags(plugins_, timeout_ms_, flag::default_of<int64_t>(d, "timeout-ms"))](
           const campaign::CaseKey& k) {
         std::vector<std::pair<std::string, std::string>> flags = extra;
@@ -202,6 +205,7 @@ campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
                                    {"seed", std::to_string(k.seed)},
                                    {"case", std::to_string(k.index)}});
         if (cancel != default_cancel) flags.emplace_back("cancel-digits", std::to_string(cancel));
+        if (fail_on != default_fail_on) flags.emplace_back("fail-on", fail_on);
         return command_line(flags);
       };
   ro.progress_tty = !quiet_ && ::isatty(STDERR_FILENO);

@@ -152,6 +152,11 @@ struct Parser {
       expect(value);
     } else if (key == "seed") {
       seed(value);
+    } else if (key == "kind") {
+      e.kind = parse_finding_kind(value);
+      if (!e.kind)
+        fail("unknown kind '" + value +
+             "' (accuracy, overflow, nan, underflow, nondeterminism, crash, hang)");
     } else if (key == "note") {
       e.note = value;
     } else {
@@ -198,6 +203,7 @@ struct Parser {
     if (!have_impl) fail("no 'impl:' line");
     if (!have_dtype) fail("no 'dtype:' line");
     if (!have_expect) fail("no 'expect:' line");
+    if (e.kind && e.expect != Expect::detected) fail("'kind:' needs 'expect: detected'");
     if (e.input.args.empty()) fail("no tensor");
     return std::move(e);
   }
@@ -217,6 +223,7 @@ std::string format(const Entry& e) {
   for (const auto& [name, v] : e.input.params) os << " " << name << "=" << hex(v);
   os << "\n";
   os << "expect: " << expect_name(e.expect) << "\n";
+  if (e.kind) os << "kind: " << finding_kind_name(*e.kind) << "\n";
   if (e.seed) os << "seed: " << *e.seed << "\n";
   if (!e.note.empty()) {
     std::string note = e.note;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "harness/pipeline/verdict.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::corpus {
@@ -19,8 +20,9 @@ struct Entry {
   std::string impl;
   Input input;  // dtype, tensors, parameters
   Expect expect = Expect::stable;
-  std::optional<uint64_t> seed;  // the CESTAC stream's seed (0 when absent)
-  std::string note;              // one line of free text
+  std::optional<uint64_t> seed;     // the CESTAC stream's seed (0 when absent)
+  std::string note;                 // one line of free text
+  std::optional<FindingKind> kind;  // with expect detected: the finding must be of this kind
 };
 
 // The text of an entry: header lines, then `tensor <shape>` and its values as hex floats.

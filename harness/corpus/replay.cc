@@ -64,16 +64,22 @@ ReplayOutcome check(const Registry& registry, const Entry& e, const std::string&
   const Verdict& v = out.verdict;
   ReplayOutcome o;
   o.path = path;
+  // With a 'kind:' line, a finding of another kind is not the one the file keeps.
+  const bool right_kind = !e.kind || out.kind() == *e.kind;
+  const std::string kind = std::string(finding_kind_name(out.kind()));
   if (out.failure != campaign::Failure::none) {  // a crash, timeout or exception is detected
-    o.ok = e.expect == Expect::detected;
+    o.ok = e.expect == Expect::detected && right_kind;
     o.message = std::string(o.ok ? "detected (" : "FAILED now (") +
                 std::string(campaign::failure_name(out.failure)) + ": " + out.detail + ")";
     return o;
   }
   if (e.expect == Expect::detected) {
-    o.ok = v.finding();
-    o.message = o.ok ? "detected (" + v.detectors() + ", " + ratio_text(v) + ")"
-                     : "NOT DETECTED any more (" + ratio_text(v) + ")";
+    o.ok = v.finding() && right_kind;
+    o.message = o.ok ? "detected (" + kind + ", " + v.detectors() + ", " + ratio_text(v) + ")"
+                : v.finding()
+                    ? "detected as " + kind + ", not " + std::string(finding_kind_name(*e.kind)) +
+                          " (" + ratio_text(v) + ")"
+                    : "NOT DETECTED any more (" + ratio_text(v) + ")";
   } else {
     o.ok = !v.finding();
     o.message = o.ok ? "stable (" + ratio_text(v) + ")"

@@ -152,17 +152,19 @@ int finish() {
   if (g->finished || g->opts.child) return 0;
   g->finished = true;
   campaign::RunResult res;
+  res.fail_on = g->opts.fail_on;
   res.findings_path = g->findings_path;
   res.summary_path = g->summary_path;
   for (const auto& key : g->order) {
     pipeline::ImplResult r = g->results.at(key);
-    if (r.findings > 0 && r.kind != TargetKind::injected) res.exit_code = 1;
+    if (r.kind != TargetKind::injected && r.fails(g->opts.fail_on)) res.exit_code = 1;
     res.results.push_back(r);
   }
   json::Value s = summary();
   json::Array rows;
-  for (const auto& r : res.results) rows.push_back(pipeline::impl_result_json(r));
+  for (const auto& r : res.results) rows.push_back(pipeline::impl_result_json(r, g->opts.fail_on));
   s.set("results", std::move(rows));
+  s.set("fail_on", g->opts.fail_on.str());
   s.set("exit_code", res.exit_code);
   reports::write_json_atomically(res.summary_path, s);
   static std::ostringstream sink;
@@ -225,6 +227,7 @@ int callback(const uint8_t* data, size_t size) {
     if (v.has_cestac) r.min_digits = std::min(r.min_digits, v.min_digits);
     if (!v.finding()) continue;
     ++r.failing_inputs;
+    ++r.failing_by_kind[static_cast<size_t>(v.kind)];
     r.oracle_detections += v.oracle_fired;
     r.cestac_detections += v.cestac_fired;
     if (g->first_finding_exec < 0) {
@@ -235,7 +238,8 @@ int callback(const uint8_t* data, size_t size) {
     record_finding(*tv.target, ex, v, data, size);
     ++r.findings;
     ++g->findings;
-    if (!g->opts.keep_going) stop = true;
+    // A kind that does not fail the run (underflow by default) is recorded without ending it.
+    if (!g->opts.keep_going && g->opts.fail_on.has(v.kind)) stop = true;
   }
   progress();
   if (stop || (g->opts.runs > 0 && g->execs >= g->opts.runs) ||

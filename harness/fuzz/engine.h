@@ -35,6 +35,7 @@ struct FuzzOptions {
   int64_t max_findings = 10;
   int64_t shrink_evals = 1000;
   cestac::Config cestac;
+  KindSet fail_on = KindSet::defaults();  // finding kinds that fail the run and end it
   bool quiet = false;
   bool write_reports = true;  // report.md, report.html, junit.xml at the end
   bool progress_tty = false;

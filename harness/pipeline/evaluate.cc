@@ -9,15 +9,22 @@ namespace stabfuzz::pipeline {
 
 using Clock = std::chrono::steady_clock;
 
+Verdict decide(const Family& family, const Input& in, const std::vector<double>& out,
+               const OracleResult& oracle, const CestacOutput* cestac) {
+  Verdict v = judge(family, in, out, oracle, cestac);
+  classify_subnormal_inputs(v, family, in, out);
+  return v;
+}
+
 Verdict evaluate(const Family& family, const Target& target, const Input& in,
                  const CestacRequest& req) {
   const std::vector<double> out = target.native(in);
   const OracleResult oracle = family.oracle(in);
   if (target.cestac) {
     const CestacOutput c = target.cestac(in, req);
-    return judge(family, in, out, oracle, &c);
+    return decide(family, in, out, oracle, &c);
   }
-  return judge(family, in, out, oracle, nullptr);
+  return decide(family, in, out, oracle, nullptr);
 }
 
 std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const Input&)>& fails,
@@ -52,7 +59,12 @@ std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& tar
   const Family* fam = &family;
   auto sh =
       rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
-  auto fails = [&](const Input& x) { return evaluate(family, target, x, req).finding(); };
+  // The shrunk input fails the same way: an accuracy finding is not shrunk into an underflow.
+  const FindingKind kind = evaluate(family, target, in, req).kind;
+  auto fails = [&](const Input& x) {
+    const Verdict v = evaluate(family, target, x, req);
+    return v.finding() && v.kind == kind;
+  };
   auto [small, steps] = shrink(fails, std::move(sh), budget, max_seconds);
   return {small.value(), steps};
 }

@@ -13,6 +13,11 @@
 
 namespace stabfuzz::pipeline {
 
+// Outputs already computed (native and, when given, CESTAC) judged against the oracle's exact
+// answer, with the finding's kind: the verdict rule and the DAZ check of subnormal inputs.
+Verdict decide(const Family& family, const Input& in, const std::vector<double>& out,
+               const OracleResult& oracle, const CestacOutput* cestac);
+
 // The target's outputs (native and CESTAC) judged against the oracle's exact answer.
 Verdict evaluate(const Family& family, const Target& target, const Input& in,
                  const CestacRequest& req);

@@ -38,7 +38,7 @@ json::Value case_json(const Family& f, const Target& t, const CaseKey& key,
   json::Value j;
   j.set("target", f.name);
   j.set("impl", t.id);
-  j.set("kind", target_kind_name(t.kind));
+  j.set("impl_kind", target_kind_name(t.kind));
   j.set("dtype", dtype_name(key.dtype));
   j.set("seed", static_cast<unsigned long long>(key.seed));
   j.set("case", static_cast<long long>(key.index));
@@ -52,6 +52,8 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
                          size_t original_n, int64_t shrink_steps, const std::string& engine,
                          const std::string& replay) {
   json::Value j = case_json(f, t, key, engine, regime);
+  j.set("kind", finding_kind_name(v.kind));
+  if (!v.kind_detail.empty()) j.set("kind_detail", v.kind_detail);
   j.set("detectors", v.detectors());
   j.set("severity", severity_name(v.severity()));
   j.set("max_ulp", v.max_ulp);
@@ -96,11 +98,18 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
   return j;
 }
 
-json::Value impl_result_json(const ImplResult& r) {
+bool ImplResult::fails(const KindSet& fail_on) const {
+  if (kind == TargetKind::injected) return failing_inputs == 0;
+  for (FindingKind k : kAllFindingKinds)
+    if (fail_on.has(k) && failing(k) > 0) return true;
+  return false;
+}
+
+json::Value impl_result_json(const ImplResult& r, const KindSet& fail_on) {
   json::Value j;
   j.set("family", r.family);
   j.set("impl", r.impl);
-  j.set("kind", target_kind_name(r.kind));
+  j.set("impl_kind", target_kind_name(r.kind));
   j.set("dtype", dtype_name(r.dtype));
   j.set("inputs", static_cast<long long>(r.inputs));
   j.set("failing_inputs", static_cast<long long>(r.failing_inputs));
@@ -118,6 +127,12 @@ json::Value impl_result_json(const ImplResult& r) {
   json::Value regimes;
   for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
   j.set("inputs_per_regime", std::move(regimes));
+  json::Value kinds{json::Object{}};
+  for (FindingKind k : kAllFindingKinds)
+    if (r.failing(k) > 0)
+      kinds.set(std::string(finding_kind_name(k)), static_cast<long long>(r.failing(k)));
+  j.set("failing_by_kind", std::move(kinds));
+  j.set("failed", r.fails(fail_on));
   return j;
 }
 

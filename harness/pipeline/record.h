@@ -1,6 +1,7 @@
 // Records: a finding and a pair's result as the JSON objects findings.jsonl and summary.json hold.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,6 +36,13 @@ struct ImplResult {
   bool has_cestac = false;
   double seconds = 0;
   std::map<std::string, int64_t> regime_inputs;  // inputs generated per value regime
+  // Failing inputs per finding kind (indexed by FindingKind), counted before max_findings.
+  std::array<int64_t, kAllFindingKinds.size()> failing_by_kind{};
+
+  int64_t failing(FindingKind k) const { return failing_by_kind[static_cast<size_t>(k)]; }
+  // Whether the pair fails the run: an injected one when nothing fired on it, any other when it
+  // has a failing input of a kind in `fail_on`.
+  bool fails(const KindSet& fail_on) const;
 };
 
 // The exact input of a finding: tensors as shapes and hex floats, and its scalar parameters (eps,
@@ -52,8 +60,8 @@ json::Value finding_json(const Family& f, const Target& t, const CaseKey& key,
                          size_t original_n, int64_t shrink_steps, const std::string& engine,
                          const std::string& replay);
 
-// One row of summary.json's results.
-json::Value impl_result_json(const ImplResult& r);
+// One row of summary.json's results; `failed` says r.fails(fail_on).
+json::Value impl_result_json(const ImplResult& r, const KindSet& fail_on);
 
 // The recorder of one run: each finding is appended (and flushed) to DIR/findings.jsonl as it is
 // found and kept in memory exactly as written; the summary is written atomically to

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stabfuzz/errors.h"
+
 namespace stabfuzz {
 
 std::string_view severity_name(Severity s) {
@@ -27,6 +29,74 @@ Severity Verdict::severity() const {
   return Severity::minor;
 }
 
+std::string_view finding_kind_name(FindingKind k) {
+  switch (k) {
+    case FindingKind::accuracy:
+      return "accuracy";
+    case FindingKind::overflow:
+      return "overflow";
+    case FindingKind::nan:
+      return "nan";
+    case FindingKind::underflow:
+      return "underflow";
+    case FindingKind::nondeterminism:
+      return "nondeterminism";
+    case FindingKind::crash:
+      return "crash";
+    case FindingKind::hang:
+      return "hang";
+  }
+  return "?";
+}
+
+std::optional<FindingKind> parse_finding_kind(std::string_view s) {
+  for (FindingKind k : kAllFindingKinds)
+    if (finding_kind_name(k) == s) return k;
+  return std::nullopt;
+}
+
+KindSet KindSet::all() {
+  KindSet s;
+  for (FindingKind k : kAllFindingKinds) s.add(k);
+  return s;
+}
+
+KindSet KindSet::defaults() {
+  KindSet s;
+  for (FindingKind k : kAllFindingKinds)
+    if (k != FindingKind::underflow) s.add(k);
+  return s;
+}
+
+KindSet KindSet::parse(std::string_view list) {
+  if (list == "all") return all();
+  KindSet s;
+  if (list == "none") return s;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view name = list.substr(start, comma - start);
+    const auto k = parse_finding_kind(name);
+    if (!k) {
+      std::string known;
+      for (FindingKind x : kAllFindingKinds)
+        known += std::string(known.empty() ? "" : ", ") + std::string(finding_kind_name(x));
+      throw InputError("unknown finding kind '" + std::string(name) + "' (kinds: " + known +
+                       ", or all, none)");
+    }
+    s.add(*k);
+    start = comma + 1;
+  }
+  return s;
+}
+
+std::string KindSet::str() const {
+  std::string out;
+  for (FindingKind k : kAllFindingKinds)
+    if (has(k)) out += (out.empty() ? "" : ",") + std::string(finding_kind_name(k));
+  return out.empty() ? "none" : out;
+}
+
 std::string Verdict::detectors() const {
   if (oracle_fired && cestac_fired) return "oracle+cestac";
   if (oracle_fired) return "oracle";
@@ -36,11 +106,47 @@ std::string Verdict::detectors() const {
 
 namespace {
 
+// What the failing outputs of an oracle verdict are, kind by kind.
+struct FailingOutputs {
+  bool nan = false, overflow = false, accuracy = false, flushed = false, subnormal_lost = false;
+
+  void add(DType d, double computed, double exact) {
+    const double tiny = dtype_min_normal(d);
+    if (std::isnan(computed) && !std::isnan(exact)) {
+      nan = true;
+    } else if (std::isinf(computed) && std::isfinite(exact)) {
+      overflow = true;
+    } else if (std::fabs(exact) < tiny && std::fabs(computed) < tiny) {
+      // An exact result below the normal range returned below it: flushed or lost there. An
+      // exact 0 computed as -1.4e-6 is not this: the computed value is normal.
+      (computed == 0 ? flushed : subnormal_lost) = true;
+    } else {
+      accuracy = true;
+    }
+  }
+
+  void set_kind(Verdict& v) const {
+    if (nan) {
+      v.kind = FindingKind::nan;
+    } else if (overflow) {
+      v.kind = FindingKind::overflow;
+    } else if (accuracy) {
+      v.kind = FindingKind::accuracy;
+    } else {
+      v.kind = FindingKind::underflow;
+      v.kind_detail = flushed && subnormal_lost ? "outputs below the normal range flushed or lost"
+                      : flushed                 ? "outputs below the normal range flushed to zero"
+                                                : "outputs in the subnormal range lost";
+    }
+  }
+};
+
 // Oracle detector: each output's ULP error against the tolerance scaled by its conditioning; the
-// worst output's values.
+// worst output's values; the kind of the failing outputs.
 void judge_oracle(Verdict& v, DType d, const std::vector<double>& computed,
                   const OracleResult& oracle) {
   const size_t m = computed.size();
+  FailingOutputs failing;
   for (size_t i = 0; i < m && i < oracle.exact.size(); ++i) {
     const double ex = oracle.exact[i], c = oracle.cond[i];
     v.max_cond = std::max(v.max_cond, c);
@@ -54,6 +160,7 @@ void judge_oracle(Verdict& v, DType d, const std::vector<double>& computed,
       v.max_ulp = std::max(v.max_ulp, ulps);
       ratio = ulps / (v.tolerance_ulps * std::max(1.0, c));
     }
+    if (!(ratio <= 1.0)) failing.add(d, computed[i], ex);
     if (i == 0 || ratio > v.max_ratio) {
       v.max_ratio = ratio;
       v.worst = i;
@@ -63,6 +170,16 @@ void judge_oracle(Verdict& v, DType d, const std::vector<double>& computed,
     }
   }
   v.oracle_fired = v.nonfinite || v.max_ratio > 1.0;
+  if (v.oracle_fired) failing.set_kind(v);
+}
+
+// The kind of a CESTAC finding that the oracle does not explain: a non-finite output where the
+// family's outputs are finite is nan or overflow, any other loss of digits is accuracy.
+FindingKind cestac_kind(const Family& family, const CestacOutput& cestac) {
+  if (family.finite_outputs)
+    for (double m : cestac.mean)
+      if (!std::isfinite(m)) return std::isnan(m) ? FindingKind::nan : FindingKind::overflow;
+  return FindingKind::accuracy;
 }
 
 // CESTAC detector, digits: each judged output's digits against what its format, the tolerance
@@ -151,8 +268,53 @@ Verdict judge(const Family& family, const Input& in, const std::vector<double>& 
     const bool divergence = unexplained_divergence(v, oracle, *cestac);
     const bool invalid = v.self_validation_failed || divergence;
     v.cestac_fired = v.digits_deficit > 0 || invalid;
+    // Digits lost in a source-level operator are an accuracy finding even where the oracle saw
+    // only outputs below the normal range.
+    if (v.cestac_fired && (!v.oracle_fired || v.kind == FindingKind::underflow)) {
+      v.kind = cestac_kind(family, *cestac);
+      v.kind_detail.clear();
+    }
   }
   return v;
+}
+
+namespace {
+
+bool is_subnormal(DType d, double x) { return x != 0 && std::fabs(x) < dtype_min_normal(d); }
+
+// The input with every subnormal value replaced: by 0 (to_zero) or by the smallest normal of its
+// sign.
+Input read_subnormals(const Input& in, bool to_zero) {
+  Input out = in;
+  const double tiny = dtype_min_normal(in.dtype);
+  for (auto& a : out.args)
+    for (double& x : a.values)
+      if (is_subnormal(in.dtype, x)) x = to_zero ? std::copysign(0.0, x) : std::copysign(tiny, x);
+  return out;
+}
+
+}  // namespace
+
+void classify_subnormal_inputs(Verdict& v, const Family& family, const Input& in,
+                               const std::vector<double>& computed) {
+  if (!v.oracle_fired || v.cestac_fired || v.kind == FindingKind::underflow) return;
+  bool any = false;
+  for (const auto& a : in.args)
+    for (double x : a.values) any |= is_subnormal(in.dtype, x);
+  if (!any) return;
+  for (const bool to_zero : {true, false}) {
+    const Input read = read_subnormals(in, to_zero);
+    const OracleResult oracle = family.oracle(read);
+    if (!oracle.decidable) continue;
+    Verdict w;
+    w.tolerance_ulps = v.tolerance_ulps;
+    judge_oracle(w, in.dtype, computed, oracle);
+    if (w.oracle_fired && w.kind != FindingKind::underflow) continue;
+    v.kind = FindingKind::underflow;
+    v.kind_detail =
+        to_zero ? "subnormal inputs read as zero" : "subnormal inputs read as the smallest normal";
+    return;
+  }
 }
 
 }  // namespace stabfuzz

@@ -33,6 +33,28 @@ TEST(Cli, UnknownImplementationExits2) {
 TEST(Cli, NoTargetExits2) { expect_usage_error("", "--target"); }
 TEST(Cli, UnknownCommandExits2) { expect_usage_error("frobnicate", "frobnicate"); }
 TEST(Cli, NegativeRunsExit2) { expect_usage_error("--target softmax --runs -3", "--runs"); }
+TEST(Cli, UnknownFailOnKindExits2) {
+  expect_usage_error("--target softmax --fail-on accuracy,sloppy", "sloppy");
+  expect_usage_error("fuzz --target softmax --fail-on sloppy", "sloppy");
+  expect_usage_error("campaign --fail-on sloppy", "sloppy");
+}
+
+// The exit code follows --fail-on: oneDNN's f32 softmax flushing a subnormal output (case 124 of
+// seed 1) is an underflow finding, reported but not failing the run unless asked to.
+TEST(Cli, UnderflowIsReportedButFailsOnlyWhenAsked) {
+  if (run_stabfuzz("--list").out.find("softmax/onednn/softmax") == std::string::npos)
+    GTEST_SKIP() << "built without oneDNN";
+  const std::string run =
+      "--target softmax --impl softmax/onednn/softmax --dtype f32 --seed 1 --case 124 --quiet "
+      "--no-reports --out ";
+  const auto dflt = run_stabfuzz(run + testing::temp_dir("underflow-default"));
+  EXPECT_EQ(dflt.code, 0) << dflt.out << dflt.err;
+  EXPECT_NE(dflt.out.find("ok (policy: underflow 1)"), std::string::npos) << dflt.out;
+  const auto strict =
+      run_stabfuzz(run + testing::temp_dir("underflow-strict") + " --fail-on underflow");
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("UNSTABLE (underflow 1)"), std::string::npos) << strict.out;
+}
 
 TEST(Cli, ListShowsFamiliesAndImplementations) {
   const auto r = run_stabfuzz("--list");

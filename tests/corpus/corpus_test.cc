@@ -86,6 +86,9 @@ TEST(Corpus, MalformedFilesAreRejectedWithFileAndLine) {
   EXPECT_EQ(error_of("family: softmax\nexpect: maybe\n").rfind("bad.txt:2:", 0), 0u);
   EXPECT_EQ(error_of(head + "params: eps\ntensor 1\n1\n").rfind("bad.txt:5:", 0), 0u);
   EXPECT_EQ(error_of(head + "tensor 1\n1\nseed: 3\n").rfind("bad.txt:7:", 0), 0u);
+  EXPECT_EQ(error_of(head + "kind: sloppy\ntensor 1\n1\n").rfind("bad.txt:5:", 0), 0u);
+  EXPECT_NE(error_of(head + "kind: nan\ntensor 1\n1\n").find("needs 'expect: detected'"),
+            std::string::npos);
 }
 
 std::string write(const std::string& dir, const std::string& name, const std::string& text) {
@@ -130,6 +133,25 @@ TEST(Corpus, ReplayChecksEachExpectation) {
   EXPECT_NE(out3.str().find("4 files, 1 ok, 1 failed, 2 malformed"), std::string::npos)
       << out3.str();
   EXPECT_THROW(corpus::collect({dir + "/missing"}), InputError);
+}
+
+TEST(Corpus, ReplayChecksTheKindOfAFinding) {
+  const std::string dir = testing::temp_dir("corpus-kind");
+  // 160 in f32: exp overflows, inf / inf is NaN, so the naive softmax's finding is of kind nan.
+  const std::string base =
+      "family: softmax\nimpl: softmax/injected/no_max_subtract\ndtype: f32\nexpect: detected\n"
+      "tensor 2\n0x1.4p+7 0x1p+0\n";
+  write(dir + "/right", "nan.txt", "kind: nan\n" + base);
+  std::ostringstream out;
+  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/right"}, out), 0) << out.str();
+  EXPECT_NE(out.str().find("detected (nan"), std::string::npos) << out.str();
+  write(dir + "/wrong", "accuracy.txt", "kind: accuracy\n" + base);
+  std::ostringstream out2;
+  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/wrong"}, out2), 1) << out2.str();
+  EXPECT_NE(out2.str().find("detected as nan, not accuracy"), std::string::npos) << out2.str();
+  EXPECT_EQ(corpus::format(corpus::parse("kind: nan\n" + base, "k.txt")).find("kind: nan\n") ==
+                std::string::npos,
+            false);
 }
 
 TEST(Corpus, ReplayCommand) {

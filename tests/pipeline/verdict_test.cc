@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "families/regimes.h"
+#include "stabfuzz/errors.h"
 
 namespace stabfuzz {
 namespace {
@@ -158,6 +159,98 @@ TEST(Verdict, OverflowDivergenceExplainedByAnOverflowingOutput) {
   hidden.digits = {7.0, 7.0};
   hidden.noisy = {0, 0};
   EXPECT_TRUE(judge(f, in, {1.0, 2.0}, exact({1.0, 2.0}, {1, 1}), &hidden).cestac_fired);
+}
+
+// Finding kinds: decided from the computed and exact values, not from the exact value alone.
+TEST(VerdictKind, OutputsFlushedBelowTheNormalRangeAreUnderflow) {
+  const Family f = test_family(4);
+  const Input in = regime::row_input(DType::f32, {1.0, -100.0});
+  const double sub = 6.0546e-39;  // an f32 subnormal, returned as 0
+  const Verdict v = judge(f, in, {1.0, 0.0}, exact({1.0, sub}, {1, 1}), nullptr);
+  ASSERT_TRUE(v.finding());
+  EXPECT_EQ(v.kind, FindingKind::underflow);
+  EXPECT_EQ(v.kind_detail, "outputs below the normal range flushed to zero");
+}
+
+TEST(VerdictKind, AnExactZeroComputedAsANormalValueIsAccuracy) {
+  const Family f = test_family(4);
+  const Input in = regime::row_input(DType::f32, {1.0});
+  const Verdict v = judge(f, in, {-1.43e-6}, exact({0.0}, {1}), nullptr);
+  ASSERT_TRUE(v.finding());
+  EXPECT_EQ(v.kind, FindingKind::accuracy);
+}
+
+TEST(VerdictKind, AFailingNormalOutputBesideAFlushedOneIsAccuracy) {
+  const Family f = test_family(4);
+  const Input in = regime::row_input(DType::f32, {1.0, 2.0});
+  const Verdict v = judge(f, in, {0.75, 0.0}, exact({0.5, 1e-40}, {1, 1}), nullptr);
+  EXPECT_EQ(v.kind, FindingKind::accuracy);
+}
+
+TEST(VerdictKind, NanAndInfinityOfFiniteResults) {
+  const Family f = test_family(4);
+  const Input in = regime::row_input(DType::f64, {1.0, 2.0});
+  EXPECT_EQ(judge(f, in, {NAN, 0.5}, exact({0.0, 0.5}, {1, 1}), nullptr).kind, FindingKind::nan);
+  EXPECT_EQ(judge(f, in, {-INFINITY, 0.5}, exact({3.0, 0.5}, {1, 1}), nullptr).kind,
+            FindingKind::overflow);
+  // NaN outranks overflow in one verdict.
+  EXPECT_EQ(judge(f, in, {INFINITY, NAN}, exact({3.0, 0.5}, {1, 1}), nullptr).kind,
+            FindingKind::nan);
+}
+
+TEST(VerdictKind, CestacDigitLossOnAnUnderflowedOutputIsAccuracy) {
+  const Family f = test_family(10);
+  const Input in = regime::row_input(DType::f64, {1.0});
+  const double sub = 1e-310;
+  const Verdict v = judge(f, in, {0.0}, exact({sub}, {1}), nullptr);
+  ASSERT_EQ(v.kind, FindingKind::underflow);
+  CestacOutput c = cestac_output(1.0, 2.0, true);
+  const Verdict w = judge(f, in, {1.0}, exact({1.0}, {1}), &c);
+  ASSERT_TRUE(w.cestac_fired);
+  EXPECT_EQ(w.kind, FindingKind::accuracy);
+}
+
+// A family whose oracle is the identity: DAZ policies read subnormal inputs as 0 or min normal.
+Family identity_family() {
+  Family f = test_family(2);
+  f.oracle = [](const Input& in) { return exact(in.args[0].values, {1, 1}); };
+  return f;
+}
+
+TEST(VerdictKind, SubnormalInputsReadAsZeroAreUnderflow) {
+  const Family f = identity_family();
+  const double sub = 1e-40;  // f32 subnormal input, read as 0 by the implementation
+  const Input in = regime::row_input(DType::f32, {sub, 2.0});
+  Verdict v = judge(f, in, {0.0, 2.0}, f.oracle(in), nullptr);
+  ASSERT_EQ(v.kind, FindingKind::underflow);  // the output itself is below the normal range
+  // log-like: the output is normal, but it is the exact answer for the input read as min normal.
+  Family lg = test_family(2);
+  lg.oracle = [](const Input& x) {
+    std::vector<double> out;
+    for (double e : x.args[0].values) out.push_back(e == 0 ? -INFINITY : std::log(e));
+    return exact(out, {1});
+  };
+  const Input one = regime::row_input(DType::f32, {sub});
+  const std::vector<double> computed = {std::log(dtype_min_normal(DType::f32))};
+  Verdict w = judge(lg, one, computed, lg.oracle(one), nullptr);
+  ASSERT_EQ(w.kind, FindingKind::accuracy);
+  classify_subnormal_inputs(w, lg, one, computed);
+  EXPECT_EQ(w.kind, FindingKind::underflow);
+  EXPECT_EQ(w.kind_detail, "subnormal inputs read as the smallest normal");
+  // A wrong answer that no reading of the subnormal input explains stays accuracy.
+  Verdict u = judge(lg, one, {-50.0}, lg.oracle(one), nullptr);
+  classify_subnormal_inputs(u, lg, one, {-50.0});
+  EXPECT_EQ(u.kind, FindingKind::accuracy);
+}
+
+TEST(KindSet, ParsesListsAllAndNoneAndRejectsUnknownKinds) {
+  EXPECT_EQ(KindSet::defaults().str(), "accuracy,overflow,nan,nondeterminism,crash,hang");
+  EXPECT_FALSE(KindSet::defaults().has(FindingKind::underflow));
+  EXPECT_EQ(KindSet::parse("underflow,nan").str(), "nan,underflow");
+  EXPECT_EQ(KindSet::parse("all").str(), KindSet::all().str());
+  EXPECT_EQ(KindSet::parse("none").str(), "none");
+  EXPECT_THROW(KindSet::parse("accuracy,typo"), InputError);
+  EXPECT_THROW(KindSet::parse(""), InputError);
 }
 
 }  // namespace

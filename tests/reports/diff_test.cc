@@ -16,7 +16,7 @@ FixtureFinding at(long long c, const std::string& severity, double ulp,
                   const std::string& impl = "softmax/cpu/stable") {
   FixtureFinding f;
   f.impl = impl;
-  f.kind = impl.find("/injected/") != std::string::npos ? "injected" : "reference";
+  f.impl_kind = impl.find("/injected/") != std::string::npos ? "injected" : "reference";
   f.case_index = c;
   f.severity = severity;
   f.max_ulp = ulp;

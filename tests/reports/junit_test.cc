@@ -67,7 +67,7 @@ TEST(Junit, OneTestcasePerImplementationAndDtype) {
   f.regime = "<odd> & \"quoted\" regime";  // markup in a field must be escaped
   FixtureFinding g;
   g.impl = "softmax/injected/no_max_subtract";
-  g.kind = "injected";
+  g.impl_kind = "injected";
   g.fix = "shift by the max";
   const std::string dir = testing::write_run(testing::temp_dir("junit"), results, {f, g});
   const std::string xml = reports::render_junit(reports::load_run(dir));

@@ -45,7 +45,7 @@ std::vector<FixtureFinding> fixture_findings() {
   major.input = {100.0, 0x1.8p+6, -3.0};
   FixtureFinding planted;
   planted.impl = "softmax/injected/no_max_subtract";
-  planted.kind = "injected";
+  planted.impl_kind = "injected";
   planted.case_index = 11;
   planted.severity = "critical";
   planted.max_ulp = INFINITY;

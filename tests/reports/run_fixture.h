@@ -14,7 +14,8 @@ namespace stabfuzz::testing {
 
 struct FixtureFinding {
   std::string impl = "softmax/cpu/stable";
-  std::string kind = "reference";
+  std::string impl_kind = "reference";
+  std::string kind = "accuracy";  // the finding's kind
   std::string dtype = "f32";
   long long case_index = 0;
   std::string severity = "major";
@@ -32,12 +33,13 @@ inline json::Value finding_json(const FixtureFinding& f) {
   json::Value j;
   j.set("target", f.impl.substr(0, f.impl.find('/')));
   j.set("impl", f.impl);
-  j.set("kind", f.kind);
+  j.set("impl_kind", f.impl_kind);
   j.set("dtype", f.dtype);
   j.set("seed", static_cast<unsigned long long>(f.seed));
   j.set("case", f.case_index);
   j.set("engine", "property");
   j.set("regime", f.regime);
+  j.set("kind", f.kind);
   j.set("detectors", f.digits >= 0 ? "oracle+cestac" : "oracle");
   j.set("severity", f.severity);
   j.set("max_ulp", f.max_ulp);
@@ -88,7 +90,7 @@ inline json::Value finding_json(const FixtureFinding& f) {
 }
 
 struct FixtureResult {
-  std::string impl, kind, dtype;
+  std::string impl, impl_kind, dtype;
   long long inputs = 100, failing = 0, findings = 0;
 };
 
@@ -106,7 +108,7 @@ inline std::string write_run(const std::string& dir, const std::vector<FixtureRe
     json::Value j;
     j.set("family", r.impl.substr(0, r.impl.find('/')));
     j.set("impl", r.impl);
-    j.set("kind", r.kind);
+    j.set("impl_kind", r.impl_kind);
     j.set("dtype", r.dtype);
     j.set("inputs", r.inputs);
     j.set("failing_inputs", r.failing);

@@ -54,6 +54,12 @@ if(NOT STABFUZZ_BLAS STREQUAL "OFF")
   if(TARGET stabfuzz_cblas)
     set(STABFUZZ_HAVE_BLAS ON)
     target_sources(stabfuzz_core PRIVATE libs/blas/blas.cc)
+    # Intel MKL's CBLAS is loaded at run time from here (ci/bootstrap --with-mkl unpacks the PyPI
+    # wheel into it; STABFUZZ_MKL=/path/to/libmkl_rt.so.3 overrides it): `family/mkl/...` targets.
+    set(STABFUZZ_MKL_DIR "${CMAKE_SOURCE_DIR}/.deps/mkl/lib" CACHE PATH
+        "folder holding libmkl_rt.so.3 for the MKL targets")
+    set_property(SOURCE libs/blas/blas.cc APPEND PROPERTY COMPILE_DEFINITIONS
+                 "STABFUZZ_MKL_DIR=\"${STABFUZZ_MKL_DIR}\"")
     target_link_libraries(stabfuzz_core PUBLIC stabfuzz_cblas)
     target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_BLAS=1)
   elseif(STABFUZZ_BLAS STREQUAL "ON")

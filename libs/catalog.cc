@@ -39,6 +39,10 @@ std::vector<LibraryTarget> blas_catalog() {
   return catalog("blas", {{"dot", "dot"}, {"gemm", "gemm"}, {"l2_norm", "nrm2"}});
 }
 
+std::vector<LibraryTarget> mkl_catalog() {
+  return catalog("mkl", {{"dot", "dot"}, {"gemm", "gemm"}, {"l2_norm", "nrm2"}});
+}
+
 std::vector<LibraryTarget> torch_catalog() {
   return catalog("torch", {{"softmax", "softmax"},
                            {"log_softmax", "log_softmax"},

@@ -21,6 +21,7 @@ void register_libraries(Registry& r) {
   register_blas(r);
 #else
   unavailable(r, blas_catalog(), "built without a CBLAS: ci/bootstrap installs libopenblas-dev");
+  unavailable(r, mkl_catalog(), "built without a CBLAS: ci/bootstrap installs libopenblas-dev");
 #endif
 #ifdef STABFUZZ_HAVE_TORCH
   register_torch(r);

@@ -23,10 +23,12 @@ struct LibraryTarget {
 // not). Each library file registers exactly these.
 std::vector<LibraryTarget> onednn_catalog();
 std::vector<LibraryTarget> blas_catalog();
+std::vector<LibraryTarget> mkl_catalog();  // Intel MKL's CBLAS, loaded at run time (libs/blas/)
 std::vector<LibraryTarget> torch_catalog();
 
 // Implemented in libs/<library>/ when the library is found (cmake/libraries.cmake).
 void register_onednn(Registry& registry);
+// The CBLAS linked at build time, and Intel MKL's when its library is found at run time.
 void register_blas(Registry& registry);
 void register_torch(Registry& registry);
 

@@ -15,16 +15,36 @@ TEST(BlasTargets, AccurateOnTypicalInputs) {
     for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, {});
 }
 
-TEST(BlasTargets, LayoutsAreExact) {
+void expect_exact_layouts(const std::string& library) {
   Input mm;  // A [2, 3], B [3, 2] row-major: C = [[5, 1], [11, 1]]
   mm.args = {{{2, 3}, {1, 2, 3, 4, 5, 6}}, {{3, 2}, {1, 0, -1, -1, 2, 1}}};
-  expect_exact(*default_registry().find_target("gemm/blas/gemm").second, mm, {5, 1, 11, 1});
+  expect_exact(*default_registry().find_target("gemm/" + library + "/gemm").second, mm,
+               {5, 1, 11, 1});
   Input dot;
   dot.args = {{{3}, {1, 2, 3}}, {{3}, {4, -5, 0.5}}};
-  expect_exact(*default_registry().find_target("dot/blas/dot").second, dot, {-4.5});
+  expect_exact(*default_registry().find_target("dot/" + library + "/dot").second, dot, {-4.5});
   Input norm;
   norm.args = {{{2}, {3, -4}}};
-  expect_exact(*default_registry().find_target("l2_norm/blas/nrm2").second, norm, {5});
+  expect_exact(*default_registry().find_target("l2_norm/" + library + "/nrm2").second, norm, {5});
+}
+
+TEST(BlasTargets, LayoutsAreExact) { expect_exact_layouts("blas"); }
+
+// Intel MKL, loaded at run time: its targets when ci/bootstrap --with-mkl unpacked it, else listed
+// as unavailable with that command.
+TEST(MklTargets, RegisteredAndExactWhenFoundElseListedUnavailable) {
+  if (registered(libs::mkl_catalog()).empty()) {
+#if !defined(__SANITIZE_ADDRESS__) && !(defined(__has_feature) && __has_feature(address_sanitizer))
+    expect_listed_unavailable(libs::mkl_catalog(), "ci/bootstrap --with-mkl");
+#endif
+    GTEST_SKIP() << "Intel MKL not found: only the unavailable listing is checked";
+  }
+  EXPECT_EQ(registered(libs::mkl_catalog()).size(), libs::mkl_catalog().size());
+  expect_exact_layouts("mkl");
+  for (const auto& [f, t] : registered(libs::mkl_catalog())) {
+    EXPECT_NE(t->description.find("Math Kernel Library"), std::string::npos) << t->description;
+    for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, {});
+  }
 }
 #else
 TEST(BlasTargets, ListedUnavailableWithTheReason) {

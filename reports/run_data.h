@@ -54,6 +54,10 @@ struct ImplSummary {
   double max_ulp = 0, max_error_over_tolerance = 0;
   std::optional<double> min_digits;  // absent for targets without CESTAC
   double seconds = 0;
+  // Library targets: summary.json's "blackbox" (harness/pipeline/blackbox.h), absent for others.
+  bool has_blackbox = false;
+  std::optional<double> bb_min_digits;  // absent when no input was measured
+  long long bb_sensitive_inputs = 0, bb_nondeterministic_inputs = 0;
 
   bool injected() const { return kind == "injected"; }
   // Reference and library targets fail on any failing input; injected ones when nothing fired.

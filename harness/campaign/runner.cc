@@ -26,6 +26,7 @@ using pipeline::finding_json;
 using pipeline::impl_result_json;
 using pipeline::set_input_json;
 using pipeline::shrink;
+namespace blackbox = pipeline::blackbox;
 
 namespace {
 
@@ -177,6 +178,7 @@ class PairRun {
     r_.has_cestac = static_cast<bool>(t_.cestac);
     r_.min_digits = dtype_max_digits(d_);
     if (t_.isolated) iso_.emplace(t_, opts.timeout_ms);  // a fork server of its own
+    if (t_.kind == TargetKind::library && opts.blackbox) r_.blackbox.emplace();
   }
 
   // t0: when the pair started (before its fork server, if any, was started).
@@ -199,6 +201,16 @@ class PairRun {
  private:
   Outcome outcome(const Input& in, const CestacRequest& req) {
     return evaluate_outcome(fam_, t_, in, req, iso_ ? &*iso_ : nullptr);
+  }
+
+  // A library target's digits from the four rounding modes and its nondeterminism (blackbox.h);
+  // an isolated one is not measured: its calls run in the fork server's child.
+  std::optional<blackbox::Result> black_box(const Input& x) const {
+    if (!r_.blackbox) return std::nullopt;
+    if (t_.isolated) return blackbox::not_measured("not measured (isolated)");
+    blackbox::Options o;
+    o.sensitive_ulps = 2 * fam_.tolerance_ulps(d_, x.total_size());
+    return blackbox::measure(t_.native, x, o);
   }
 
   void one_case(int64_t k, double share) {
@@ -224,6 +236,8 @@ class PairRun {
       ++r_.findings;
       return;
     }
+    const std::optional<blackbox::Result> bb = black_box(in);
+    if (bb) r_.blackbox->add(*bb);
     if (v.undecidable) ++r_.undecidable;
     r_.max_ulp = std::max(r_.max_ulp, v.max_ulp);
     r_.max_ratio = std::max(r_.max_ratio, v.max_ratio);
@@ -244,8 +258,12 @@ class PairRun {
     const Input sin = small.value();
     const Outcome so = outcome(sin, req);
     const Verdict sv = so.failure == Failure::none ? so.verdict : v;
-    rec_.finding(finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
-                              opts_.replay_command ? opts_.replay_command(key) : ""));
+    json::Value fj =
+        finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
+                     opts_.replay_command ? opts_.replay_command(key) : "");
+    if (auto sbb = steps == 0 ? bb : black_box(sin))
+      fj.set("blackbox", blackbox::result_json(*sbb, sv.worst));
+    rec_.finding(fj);
     ++r_.findings;
   }
 
@@ -266,6 +284,7 @@ void print_pair(std::ostream& progress, const ImplResult& r) {
     progress << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
              << " threw";
   progress << std::endl;
+  if (r.blackbox) progress << "    black box: " << blackbox::totals_line(*r.blackbox) << std::endl;
 }
 
 void write_summary(const RunOptions& opts, const RunResult& res, double seconds,

@@ -151,6 +151,9 @@ class RunCommand final : public Command {
     flag::toggle(d, "version", &version_, "print the version and build configuration");
     flag::timeout_ms(d, &timeout_ms_);
     flag::no_reports(d, &no_reports_);
+    flag::toggle(d, "no-blackbox", &no_blackbox_,
+                 "library targets: skip the extra calls under the four rounding modes, "
+                 "repeated and with 1 vs all threads (docs/blackbox.md)");
     return d;
   }
   int run(const Invocation& inv) override;
@@ -165,6 +168,7 @@ class RunCommand final : public Command {
   uint64_t seed_ = 0;
   int cancel_digits_ = 0;
   bool list_ = false, quiet_ = false, version_ = false, no_reports_ = false;
+  bool no_blackbox_ = false;
 };
 
 campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
@@ -190,6 +194,7 @@ campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
   ro.out_dir = out_.empty() ? default_out_dir(target_, ro.seed) : out_;
   ro.timeout_ms = timeout_ms_;
   ro.write_reports = !no_reports_;
+  ro.blackbox = !no_blackbox_;
   const po::options_description d = options();
   ro.replay_command =
       [cancel = cancel_digits_, default_cancel = flag::default_of<int>(d, "cancel-digits"),

@@ -118,6 +118,7 @@ json::Value impl_result_json(const ImplResult& r) {
   json::Value regimes;
   for (const auto& [name, n] : r.regime_inputs) regimes.set(name, static_cast<long long>(n));
   j.set("inputs_per_regime", std::move(regimes));
+  if (r.blackbox) j.set("blackbox", blackbox::totals_json(*r.blackbox));
   return j;
 }
 

@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "harness/pipeline/blackbox.h"
 #include "harness/pipeline/case.h"
 #include "harness/pipeline/verdict.h"
 #include "reports/findings.h"
@@ -35,6 +37,8 @@ struct ImplResult {
   bool has_cestac = false;
   double seconds = 0;
   std::map<std::string, int64_t> regime_inputs;  // inputs generated per value regime
+  // Library targets: digits from the four rounding modes, nondeterminism (blackbox.h).
+  std::optional<blackbox::Totals> blackbox;
 };
 
 // The exact input of a finding: tensors as shapes and hex floats, and its scalar parameters (eps,

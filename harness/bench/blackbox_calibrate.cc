@@ -65,7 +65,8 @@ void one_input(const Family& f, const Target& t, const Input& in,
   }
   for (size_t i = 0; i < r.nearest.size(); i += stride) {
     const double exact = o.exact[i], near = r.nearest[i];
-    if (!std::isfinite(exact) || exact == 0 || !std::isfinite(near)) continue;
+    if (!std::isfinite(exact) || exact == 0 || !std::isfinite(near) || std::isnan(r.digits[i]))
+      continue;
     const double truth = true_digits(near, exact, in.dtype), est = r.digits[i];
     const bool agree = std::fabs(est - truth) <= 1, over = est > truth + 1;
     const bool lossy = truth < full - 1;

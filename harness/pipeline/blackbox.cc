@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "stabfuzz/lowp.h"
+
 namespace stabfuzz::pipeline::blackbox {
 namespace {
 
@@ -102,10 +104,11 @@ void spread(DType d, const std::vector<double>& nearest, const std::vector<doubl
   for (size_t i = 0; i < nearest.size(); ++i) {
     const double others[3] = {dir[0][i], dir[1][i], dir[2][i]};
     r.digits[i] = output_digits(d, nearest[i], others);
+    if (std::isnan(r.digits[i]) && !std::isfinite(nearest[i])) continue;  // overflow: not judged
     double ulps = 0;
     for (double x : others)
       if (std::memcmp(&x, &nearest[i], sizeof x) != 0)
-        ulps = std::max(ulps, std::isfinite(x) && std::isfinite(nearest[i]) && nearest[i] != 0
+        ulps = std::max(ulps, std::isfinite(x) && std::isfinite(nearest[i])
                                   ? ulp_error(d, x, nearest[i])
                                   : INFINITY);
     r.max_spread_ulps = std::max(r.max_spread_ulps, ulps);
@@ -149,16 +152,18 @@ std::string_view nondeterminism_name(Nondeterminism n) {
 
 double output_digits(DType d, double nearest, const double directed[3]) {
   const double full = dtype_max_digits(d);
+  const double r[4] = {nearest, directed[0], directed[1], directed[2]};
+  auto all = [&](auto&& pred) { return std::all_of(r, r + 4, pred); };
+  if (all([&](double x) { return std::memcmp(&x, &nearest, sizeof x) == 0; })) return full;
+  // Underflow (all four below the smallest normal, 0 included) or overflow (all four inf or the
+  // largest finite value, of one sign): at the format's edges, not judged.
+  const double tiny = dtype_min_normal(d), huge = dtype_format(d).max_finite();
+  if (all([&](double x) { return std::fabs(x) < tiny; }) ||
+      all([&](double x) { return x >= huge; }) || all([&](double x) { return x <= -huge; }))
+    return NAN;
+  if (!all([](double x) { return std::isfinite(x); }) || nearest == 0) return 0;
   double dev = 0;
-  bool differ = false;
-  for (int k = 0; k < 3; ++k) {
-    if (std::memcmp(&directed[k], &nearest, sizeof nearest) == 0) continue;
-    differ = true;
-    if (!std::isfinite(directed[k])) return 0;
-    dev = std::max(dev, std::fabs(directed[k] - nearest));
-  }
-  if (!differ) return full;
-  if (nearest == 0 || !std::isfinite(nearest)) return 0;
+  for (int k = 0; k < 3; ++k) dev = std::max(dev, std::fabs(directed[k] - nearest));
   if (dev == 0) return full;  // -0 against +0 only
   return std::clamp(-std::log10(dev / std::fabs(nearest)), 0.0, full);
 }
@@ -234,7 +239,9 @@ json::Value result_json(const Result& r, size_t oracle_worst) {
   }
   j.set("min_digits", r.min_digits);
   j.set("worst_index", static_cast<unsigned long>(r.worst));
-  if (oracle_worst < r.digits.size()) j.set("digits_at_oracle_worst", r.digits[oracle_worst]);
+  if (oracle_worst < r.digits.size())  // null: not judged (underflow)
+    j.set("digits_at_oracle_worst",
+          std::isnan(r.digits[oracle_worst]) ? json::Value() : json::Value(r.digits[oracle_worst]));
   j.set("max_spread_ulps", r.max_spread_ulps);
   j.set("rounding_sensitive", r.sensitive);
   j.set("nondeterministic", std::string(nondeterminism_name(r.nondeterminism)));

@@ -7,11 +7,16 @@
 //  - the four results equal bit for bit: the full digits of the format (dtype_max_digits), also
 //    for 0, inf and NaN (the rounding mode does not move them; whether they are right is the
 //    oracle's question);
-//  - they differ and r_n is 0, or one of them is inf or NaN: 0 digits (a computational zero, as
-//    CESTAC counts it), spread +inf;
+//  - they differ and all four lie below the smallest normal value (underflow, 0 included), or are
+//    all inf or the largest finite value of one sign (overflow: to nearest inf, downward the
+//    largest finite): NaN, not judged (relative digits mean nothing at the format's edges; the
+//    oracle judges them), left out of the minimum;
+//  - they differ and one of them is inf or NaN: 0 digits, spread +inf;
+//  - they differ and r_n is 0: 0 digits (a computational zero, as CESTAC counts it);
 //  - else -log10(max_k |r_k - r_n| / |r_n|), clamped to [0, dtype_max_digits].
-// The input is rounding-sensitive when the spread of some output, in ULPs of r_n, exceeds
-// Options::sensitive_ulps.
+// The input is rounding-sensitive when the spread of some output, max_k |r_k - r_n| in ULPs of r_n
+// (ulp_error; the smallest subnormal for 0), exceeds Options::sensitive_ulps; an overflow left
+// unjudged does not count.
 #pragma once
 
 #include <cfenv>
@@ -63,8 +68,8 @@ struct Result {
   bool measured = false;
   std::string note;             // why not measured (the call threw in a mode, sizes differed)
   std::vector<double> nearest;  // the outputs rounding to nearest
-  std::vector<double> digits;   // per output
-  double min_digits = 0;        // over outputs
+  std::vector<double> digits;   // per output (NaN: not judged, see above)
+  double min_digits = 0;        // over judged outputs (the format's digits when none is)
   size_t worst = 0;             // output of min_digits
   double max_spread_ulps = 0;   // over outputs, in ULPs of r_n (+inf: see above)
   bool sensitive = false;

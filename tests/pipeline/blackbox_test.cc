@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cfenv>
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 
@@ -97,6 +98,39 @@ TEST(BlackBox, CatastrophicCancellationLosesTheDigitsAndIsSensitive) {
   EXPECT_FALSE(ok.sensitive);
 }
 
+TEST(BlackBox, UnderflowIsNotJudged) {
+  const Native f = [](const Input& in) {
+    return std::vector{in.args[0].values[0] * in.args[0].values[1], in.args[0].values[0]};
+  };
+  const Result r = measure(f, row({1e-200, 1e-200}), no_threads());  // 0 or 2^-1074
+  ASSERT_TRUE(r.measured) << r.note;
+  EXPECT_TRUE(std::isnan(r.digits[0]));
+  EXPECT_EQ(r.min_digits, dtype_max_digits(DType::f64));  // output 1 is exact
+  EXPECT_EQ(r.max_spread_ulps, 1.0);
+  EXPECT_FALSE(r.sensitive);
+}
+
+TEST(BlackBox, OverflowIsNotJudged) {
+  const Native f = [](const Input& in) { return std::vector{in.args[0].values[0] * 2}; };
+  const Result r = measure(f, row({DBL_MAX}), no_threads());  // inf, or DBL_MAX downward
+  ASSERT_TRUE(r.measured) << r.note;
+  EXPECT_TRUE(std::isnan(r.digits[0]));
+  EXPECT_FALSE(r.sensitive);
+}
+
+// The method's blind spot (docs/blackbox.md): code that sets its own rounding mode computes the
+// same bits in every mode, so its cancellation passes for full digits.
+TEST(BlackBox, CodeThatSetsItsOwnRoundingModeHidesItsCancellation) {
+  const Native f = [](const Input& in) {
+    const RoundingScope own(FE_TONEAREST);
+    return std::vector{cancel(in.args[0].values[0], in.args[0].values[1])};
+  };
+  const Result r = measure(f, row({1e16, 1.3}), no_threads());
+  ASSERT_TRUE(r.measured) << r.note;
+  EXPECT_EQ(r.min_digits, dtype_max_digits(DType::f64));  // true digits: 0.27
+  EXPECT_FALSE(r.sensitive);
+}
+
 TEST(BlackBox, ChangingResultsAreNondeterministic) {
   int calls = 0;
   const Native f = [&](const Input&) {
@@ -135,10 +169,14 @@ TEST(BlackBox, OutputDigitsOfZeroInfAndNaN) {
   EXPECT_EQ(output_digits(DType::f64, 0.0, same), full);  // an exact zero
   const double tiny[3] = {1e-300, 0.0, 0.0};
   EXPECT_EQ(output_digits(DType::f64, 0.0, tiny), 0.0);  // a computational zero
+  const double sub[3] = {0x1p-1074, 0.0, 0.0};           // underflow: exp(-1000) upward
+  EXPECT_TRUE(std::isnan(output_digits(DType::f64, 0.0, sub)));
   const double inf[3] = {INFINITY, INFINITY, INFINITY};
   EXPECT_EQ(output_digits(DType::f64, INFINITY, inf), full);
   const double to_inf[3] = {INFINITY, 1e308, 1e308};
   EXPECT_EQ(output_digits(DType::f64, 1e308, to_inf), 0.0);
+  const double max[3] = {INFINITY, DBL_MAX, DBL_MAX};  // exp(710): overflow, not judged
+  EXPECT_TRUE(std::isnan(output_digits(DType::f64, INFINITY, max)));
   const double nan[3] = {NAN, 1.0, 1.0};
   EXPECT_EQ(output_digits(DType::f64, 1.0, nan), 0.0);
   const double ulp[3] = {1.0 + 0x1p-52, 1.0, 1.0};

@@ -266,6 +266,27 @@ json::Value totals_json(const Totals& t) {
   return j;
 }
 
+json::Value merge_totals_json(const json::Value* a, const json::Value& b) {
+  if (!a || a->is_null()) return b;
+  json::Value j = *a;
+  auto num = [](const json::Value& v, const char* k) {
+    const json::Value* x = v.get(k);
+    return x && !x->is_null() ? x->as_number() : 0.0;
+  };
+  for (const char* k :
+       {"measured_inputs", "rounding_sensitive_inputs", "nondeterministic_inputs",
+        "nondeterministic_repeat", "nondeterministic_threads", "not_measured_inputs", "seconds"})
+    if (a->get(k) || b.get(k)) j.set(k, num(*a, k) + num(b, k));
+  const json::Value* ma = a->get("min_digits");
+  const json::Value* mb = b.get("min_digits");
+  if (mb && !mb->is_null())
+    j.set("min_digits",
+          ma && !ma->is_null() ? std::min(ma->as_number(), mb->as_number()) : mb->as_number());
+  for (const char* k : {"threads", "not_measured"})
+    if (const json::Value* s = b.get(k); s && !s->as_string().empty()) j.set(k, *s);
+  return j;
+}
+
 std::string totals_line(const Totals& t) {
   std::ostringstream os;
   os << t.measured_inputs << " inputs measured";

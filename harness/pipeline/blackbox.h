@@ -108,6 +108,9 @@ struct Totals {
 // A finding's "blackbox"; `oracle_worst`: the output the oracle found worst.
 json::Value result_json(const Result& r, size_t oracle_worst);
 json::Value totals_json(const Totals& t);  // a summary row's "blackbox"
+// Two summary rows' "blackbox" joined (campaign units of one pair): counts and seconds added, the
+// lower min_digits, the later notes. `a` may be null (the first unit had none).
+json::Value merge_totals_json(const json::Value* a, const json::Value& b);
 // One line for the console: digits, sensitive and nondeterministic inputs, threads, cost.
 std::string totals_line(const Totals& t);
 

@@ -163,6 +163,26 @@ TEST(BlackBox, ResultsThatDependOnTheThreadCountAreNondeterministic) {
   EXPECT_EQ(same.nondeterminism, Nondeterminism::none);
 }
 
+TEST(BlackBox, TotalsOfCampaignUnitsAreJoined) {
+  Totals a, b;
+  Result r =
+      measure([](const Input& in) { return std::vector{cancel(1e16, in.args[0].values[0])}; },
+              row({1.3}), no_threads());
+  a.add(r);
+  b.add(not_measured("not measured (isolated)"));
+  r.nondeterminism = Nondeterminism::repeat;
+  r.min_digits = 3;
+  b.add(r);
+  const json::Value j = merge_totals_json(nullptr, totals_json(a));
+  const json::Value m = merge_totals_json(&j, totals_json(b));
+  EXPECT_EQ(m.at("measured_inputs").as_number(), 2);
+  EXPECT_EQ(m.at("min_digits").as_number(), a.min_digits);  // the lower of the two
+  EXPECT_EQ(m.at("rounding_sensitive_inputs").as_number(), 2);
+  EXPECT_EQ(m.at("nondeterministic_repeat").as_number(), 1);
+  EXPECT_EQ(m.at("not_measured_inputs").as_number(), 1);
+  EXPECT_EQ(m.at("not_measured").as_string(), "not measured (isolated)");
+}
+
 TEST(BlackBox, OutputDigitsOfZeroInfAndNaN) {
   const double full = dtype_max_digits(DType::f64);
   const double same[3] = {0.0, 0.0, 0.0};

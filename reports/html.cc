@@ -73,6 +73,11 @@ std::string ncell(double v, int digits = 3) {
   return os.str();
 }
 std::string tcell(const std::string& s) { return "<td>" + escape(s) + "</td>"; }
+// A library row's black-box digits (sorted as 99 when absent, like min digits); blank for others.
+std::string bb_cell(const ImplSummary& r) {
+  if (!r.has_blackbox) return "<td class=\"n\" data-v=\"99\"></td>";
+  return r.bb_min_digits ? ncell(*r.bb_min_digits, 2) : "<td class=\"n\" data-v=\"99\">-</td>";
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -86,7 +91,7 @@ void summary_table(std::ostream& os, const RunData& run) {
         "<th>kind</th><th>dtype</th><th>inputs</th><th>failing</th><th>findings</th><th>oracle</th>"
         "<th>cestac</th><th>max ULP</th><th>max error/tol</th><th>min "
         "digits</th><th>undecidable</th>"
-        "<th>verdict</th></tr></thead><tbody>";
+        "<th>bb digits</th><th>verdict</th></tr></thead><tbody>";
   for (const auto& r : run.results) {
     const std::string verdict = verdict_text(r);
     os << "<tr class=\"" << (r.failed() ? "bad" : "ok") << "\">" << tcell(r.impl)
@@ -95,7 +100,7 @@ void summary_table(std::ostream& os, const RunData& run) {
        << ncell(double(r.oracle_detections)) << ncell(double(r.cestac_detections))
        << ncell(r.max_ulp) << ncell(r.max_error_over_tolerance)
        << (r.min_digits ? ncell(*r.min_digits, 2) : "<td class=\"n\" data-v=\"99\">-</td>")
-       << ncell(double(r.undecidable)) << tcell(verdict) << "</tr>";
+       << ncell(double(r.undecidable)) << bb_cell(r) << tcell(verdict) << "</tr>";
   }
   os << "</tbody></table>";
 }

@@ -49,6 +49,19 @@ void write_kinds(std::ostream& os, const RunData& run) {
   os << "\n";
 }
 
+// A library row's black-box digits with its rounding-sensitive and nondeterministic inputs;
+// blank for other rows, "-" when none was measured.
+std::string bb_digits(const ImplSummary& r) {
+  if (!r.has_blackbox) return "";
+  if (!r.bb_min_digits) return "-";
+  std::string s = num(*r.bb_min_digits, 2);
+  if (r.bb_sensitive_inputs > 0)
+    s += " (" + std::to_string(r.bb_sensitive_inputs) + " rounding-sensitive)";
+  if (r.bb_nondeterministic_inputs > 0)
+    s += " (" + std::to_string(r.bb_nondeterministic_inputs) + " nondeterministic)";
+  return s;
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -122,11 +135,12 @@ std::string render_markdown(const RunData& run) {
   }
   write_kinds(os, run);
   os << "## Summary\n\n| implementation | kind | dtype | inputs | failing | findings | max ULP | "
-        "min digits | verdict |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
+        "min digits | bb digits | verdict |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& r : run.results)
     os << "| " << r.impl << " | " << r.impl_kind << " | " << r.dtype << " | " << r.inputs << " | "
        << r.failing_inputs << " | " << r.findings << " | " << num(r.max_ulp) << " | "
-       << (r.min_digits ? num(*r.min_digits, 2) : "-") << " | " << verdict(r) << " |\n";
+       << (r.min_digits ? num(*r.min_digits, 2) : "-") << " | " << bb_digits(r) << " | "
+       << verdict(r) << " |\n";
   os << "\n## Findings by implementation (worst first)\n\n";
   bool any = false;
   for (const auto& impl : run.impls()) {

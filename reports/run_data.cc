@@ -53,6 +53,16 @@ bool boolean(const json::Value& v, std::string_view key) {
   const json::Value* x = v.get(key);
   return x && x->as_bool();
 }
+// A library row's "blackbox" object, when there is one.
+void parse_blackbox(const json::Value& r, ImplSummary& i) {
+  const json::Value* bb = r.get("blackbox");
+  if (!bb || bb->is_null()) return;
+  i.has_blackbox = true;
+  if (const json::Value* d = bb->get("min_digits"); d && !d->is_null())
+    i.bb_min_digits = d->as_number();
+  i.bb_sensitive_inputs = integer(*bb, "rounding_sensitive_inputs");
+  i.bb_nondeterministic_inputs = integer(*bb, "nondeterministic_inputs");
+}
 
 }  // namespace
 
@@ -231,6 +241,7 @@ void parse_summary(const json::Value& s, RunData& run) {
     if (const json::Value* d = r.get("min_digits"); d && !d->is_null())
       i.min_digits = d->as_number();
     i.seconds = number(r, "seconds");
+    parse_blackbox(r, i);
     run.results.push_back(std::move(i));
   }
 }

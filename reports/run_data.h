@@ -59,6 +59,10 @@ struct ImplSummary {
   double seconds = 0;
   std::map<std::string, long long> failing_by_kind;  // failing inputs per finding kind
   std::optional<bool> failed_flag;                   // as the run decided it (--fail-on)
+  // Library targets: summary.json's "blackbox" (harness/pipeline/blackbox.h), absent for others.
+  bool has_blackbox = false;
+  std::optional<double> bb_min_digits;  // absent when no input was measured
+  long long bb_sensitive_inputs = 0, bb_nondeterministic_inputs = 0;
 
   bool injected() const { return impl_kind == "injected"; }
   // As the run decided it: a reference or library target with a failing input of a kind that

@@ -47,6 +47,8 @@ Input cancelling_dot(DType d, Entropy& e, double log10_cond) {
   return a;
 }
 
+}  // namespace
+
 double true_digits(double mean, double exact, DType d) {
   const double full = dtype_max_digits(d);
   if (mean == exact) return full;
@@ -54,7 +56,13 @@ double true_digits(double mean, double exact, DType d) {
   return std::clamp(-std::log10(rel), 0.0, full);
 }
 
-}  // namespace
+std::optional<Input> conditioned_input(const std::string& family, DType d, Entropy& e,
+                                       double log10_cond) {
+  if (family == "sum") return cancelling_row(d, e, log10_cond);
+  if (family == "var") return shifted_row(d, e, log10_cond);
+  if (family == "dot") return cancelling_dot(d, e, log10_cond);
+  return std::nullopt;
+}
 
 Summary run(int per, uint64_t seed, std::ostream& progress) {
   const Registry& reg = default_registry();

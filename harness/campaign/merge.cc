@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/pipeline/blackbox.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -115,6 +116,8 @@ void RowMerger::add(const json::Value& row) {
       merged.set(name, number_or(merged, name.c_str(), 0) + count.as_number());
     r.set(key, std::move(merged));
   }
+  if (const json::Value* bb = row.get("blackbox"))  // library pairs (pipeline/blackbox.h)
+    r.set("blackbox", pipeline::blackbox::merge_totals_json(r.get("blackbox"), *bb));
 }
 
 json::Array RowMerger::rows(const std::map<std::string, int64_t>* findings_per_pair) const {

@@ -26,6 +26,7 @@ using pipeline::finding_json;
 using pipeline::impl_result_json;
 using pipeline::set_input_json;
 using pipeline::shrink;
+namespace blackbox = pipeline::blackbox;
 
 namespace {
 
@@ -178,6 +179,7 @@ class PairRun {
     r_.has_cestac = static_cast<bool>(t_.cestac);
     r_.min_digits = dtype_max_digits(d_);
     if (t_.isolated) iso_.emplace(t_, opts.timeout_ms);  // a fork server of its own
+    if (t_.kind == TargetKind::library && opts.blackbox) r_.blackbox.emplace();
   }
 
   // t0: when the pair started (before its fork server, if any, was started).
@@ -202,6 +204,16 @@ class PairRun {
     return evaluate_outcome(fam_, t_, in, req, iso_ ? &*iso_ : nullptr);
   }
 
+  // A library target's digits from the four rounding modes and its nondeterminism (blackbox.h);
+  // an isolated one is not measured: its calls run in the fork server's child.
+  std::optional<blackbox::Result> black_box(const Input& x) const {
+    if (!r_.blackbox) return std::nullopt;
+    if (t_.isolated) return blackbox::not_measured("not measured (isolated)");
+    blackbox::Options o;
+    o.sensitive_ulps = 2 * fam_.tolerance_ulps(d_, x.total_size());
+    return blackbox::measure(t_.native, x, o);
+  }
+
   void one_case(int64_t k, double share) {
     auto sh = case_shrinkable(fam_, d_, opts_.seed, k);
     const Input in = sh.value();
@@ -210,7 +222,17 @@ class PairRun {
       throw std::logic_error("regime '" + regime + "' of " + fam_.name + " generated an invalid " +
                              std::string(dtype_name(d_)) + " input: " + *bad);
     const CestacRequest req = cestac_request(t_, d_, opts_.seed, k, opts_.cestac);
-    const Outcome o = outcome(in, req);
+    Outcome o = outcome(in, req);
+    // A library target's extra calls (rounding modes, repeats, thread counts); results that
+    // differ between calls are a finding of their own when nothing else fired.
+    const std::optional<blackbox::Result> bb =
+        o.failure == Failure::none ? black_box(in) : std::nullopt;
+    if (bb && bb->nondeterminism != blackbox::Nondeterminism::none && !o.verdict.finding()) {
+      o.verdict.nondeterministic = true;
+      o.verdict.kind = FindingKind::nondeterminism;
+      o.verdict.kind_detail = "results differ between calls: " +
+                              std::string(blackbox::nondeterminism_name(bb->nondeterminism));
+    }
     const Verdict& v = o.verdict;
     ++r_.inputs;
     ++r_.regime_inputs[regime];
@@ -226,6 +248,7 @@ class PairRun {
       ++r_.findings;
       return;
     }
+    if (bb) r_.blackbox->add(*bb);
     if (v.undecidable) ++r_.undecidable;
     r_.max_ulp = std::max(r_.max_ulp, v.max_ulp);
     r_.max_ratio = std::max(r_.max_ratio, v.max_ratio);
@@ -242,13 +265,20 @@ class PairRun {
       return c.failure == Failure::none && c.verdict.finding() && c.verdict.kind == v.kind;
     };
     // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
+    // Nondeterminism is seen by the extra calls only: such an input is recorded as it is.
     auto [small, steps] =
-        shrink(fails, sh, opts_.shrink_evals, opts_.budget_s > 0 ? std::max(0.5, share) : 0);
+        v.nondeterministic
+            ? std::pair{sh, int64_t{0}}
+            : shrink(fails, sh, opts_.shrink_evals, opts_.budget_s > 0 ? std::max(0.5, share) : 0);
     const Input sin = small.value();
     const Outcome so = outcome(sin, req);
-    const Verdict sv = so.failure == Failure::none ? so.verdict : v;
-    rec_.finding(finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
-                              opts_.replay_command ? opts_.replay_command(key) : ""));
+    const Verdict sv = so.failure == Failure::none && steps > 0 ? so.verdict : v;
+    json::Value fj =
+        finding_json(fam_, t_, key, regime, sin, sv, in.total_size(), steps, "property",
+                     opts_.replay_command ? opts_.replay_command(key) : "");
+    if (auto sbb = steps == 0 ? bb : black_box(sin))
+      fj.set("blackbox", blackbox::result_json(*sbb, sv.worst));
+    rec_.finding(fj);
     ++r_.findings;
   }
 
@@ -269,6 +299,7 @@ void print_pair(std::ostream& progress, const ImplResult& r) {
     progress << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
              << " threw";
   progress << std::endl;
+  if (r.blackbox) progress << "    black box: " << blackbox::totals_line(*r.blackbox) << std::endl;
 }
 
 void write_summary(const RunOptions& opts, const RunResult& res, double seconds,

@@ -39,6 +39,8 @@ struct RunOptions {
   bool move_previous = true;  // move an earlier run in out_dir to out_dir/previous-N first
   // The command line that replays one case (built by the CLI from its flag table).
   std::function<std::string(const CaseKey&)> replay_command;
+  // Library targets: digits from the four rounding modes and nondeterminism per input.
+  bool blackbox = true;
 };
 
 struct RunResult {

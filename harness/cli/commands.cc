@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/bench/bench.h"
+#include "harness/bench/blackbox_calibrate.h"
 #include "harness/bench/calibrate.h"
 #include "harness/campaign/inject.h"
 #include "harness/cli/command.h"
@@ -290,20 +291,28 @@ class CalibrateCommand final : public Command {
     return "CESTAC's digit count against the oracle's true digits";
   }
   const char* usage() const override {
-    return "stabfuzz calibrate [--runs N] [--seed S] [--json PATH]";
+    return "stabfuzz calibrate [--runs N] [--seed S] [--json PATH]\n"
+           "stabfuzz calibrate --blackbox [--target FAMILY] [--runs N] [--seed S] [--json PATH]";
   }
   po::options_description options() override {
     po::options_description d("Options");
-    flag::runs(d, &runs_, 300, "cases per implementation and dtype");
+    flag::runs(d, &runs_, 300,
+               "cases per implementation and dtype (--blackbox: regime cases, and as many "
+               "conditioned rows for sum, var and dot; 10 unless given)");
     flag::seed(d, &seed_, 1, "seed of the cases (0: 1)");
     flag::json(d, &json_);
     flag::quiet(d, &quiet_);
+    flag::toggle(d, "blackbox", &blackbox_,
+                 "calibrate the black-box digits (four rounding modes) of every reference, "
+                 "injected and library target instead of CESTAC's (docs/blackbox.md)");
+    flag::target(d, &family_, "--blackbox: only this family (default: all)");
     return d;
   }
   int run(const Invocation& inv) override {
     no_arguments("calibrate", inv.args.size());
     std::ostream& progress = progress_stream(quiet_);
     const uint64_t seed = seed_ != 0 ? seed_ : 1;
+    if (blackbox_) return run_blackbox(progress, seed, inv.given("runs") ? runs_ : 10);
     progress << "stabfuzz calibrate: CESTAC digits vs the oracle's true digits, seed " << seed
              << std::endl;
     const auto s = calibrate::run(static_cast<int>(runs_), seed, progress);
@@ -315,10 +324,26 @@ class CalibrateCommand final : public Command {
   }
 
  private:
+  int run_blackbox(std::ostream& progress, uint64_t seed, int64_t runs) {
+    progress << "stabfuzz calibrate --blackbox: digits from four rounding modes vs the oracle's "
+                "true digits, seed "
+             << seed << std::endl;
+    const auto s = calibrate::run_blackbox(static_cast<int>(runs), seed, family_, progress);
+    std::cout << calibrate::markdown_table(s, "") << "\n"
+              << calibrate::markdown_table(s, "family ") << "\n"
+              << calibrate::markdown_table(s, "lib-impl ") << "\n"
+              << (family_.empty() ? "" : calibrate::markdown_table(s, "impl ") + "\n")
+              << fmt(s.seconds, 0) << " s\n";
+    if (!json_.empty()) emit_json(json_, calibrate::to_json(s));
+    return 0;
+  }
+
   int64_t runs_ = 0;
   uint64_t seed_ = 0;
   std::string json_;
   bool quiet_ = false;
+  bool blackbox_ = false;
+  std::string family_;
 };
 
 }  // namespace

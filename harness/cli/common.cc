@@ -74,13 +74,24 @@ void no_arguments(const char* command, size_t args) {
   if (args > 0) throw InputError(std::string(command) + " takes no arguments besides flags");
 }
 
+namespace {
+
+// A library row's black-box digits (harness/pipeline/blackbox.h): "-" when none was measured,
+// blank for other rows.
+std::string bb_digits(const campaign::ImplResult& r) {
+  if (!r.blackbox) return "";
+  return r.blackbox->measured_inputs > 0 ? fmt(r.blackbox->min_digits, 1) : "-";
+}
+
+}  // namespace
+
 void print_table(const campaign::RunResult& res, std::ostream& os) {
   size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
   for (const auto& r : res.results) w = std::max(w, r.impl.size() + 2);
   os << std::left << std::setw(static_cast<int>(w)) << "implementation" << std::setw(10) << "kind"
      << std::setw(6) << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9)
      << "failing" << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(10)
-     << "err/tol" << std::setw(11) << "min_digits"
+     << "err/tol" << std::setw(11) << "min_digits" << std::setw(10) << "bb_digits"
      << "  verdict\n";
   for (const auto& r : res.results) {
     std::string verdict = verdict_text(r, res.fail_on);
@@ -95,7 +106,8 @@ void print_table(const campaign::RunResult& res, std::ostream& os) {
        << std::setw(10)  // the worst ULP error over its tolerance at the input's conditioning
        << (r.max_ratio >= 1e5 && std::isfinite(r.max_ratio) ? sci(r.max_ratio)
                                                             : fmt(r.max_ratio, 2))
-       << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << "  " << verdict << "\n";
+       << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << std::setw(10)
+       << bb_digits(r) << "  " << verdict << "\n";
     if (r.undecidable)
       os << "    " << r.undecidable << " inputs undecidable by the oracle (no oracle verdict)\n";
   }

@@ -152,6 +152,9 @@ class RunCommand final : public Command {
     flag::timeout_ms(d, &timeout_ms_);
     flag::no_reports(d, &no_reports_);
     flag::fail_on(d, &fail_on_);
+    flag::toggle(d, "no-blackbox", &no_blackbox_,
+                 "library targets: skip the extra calls under the four rounding modes, "
+                 "repeated and with 1 vs all threads (docs/blackbox.md)");
     return d;
   }
   int run(const Invocation& inv) override;
@@ -166,6 +169,7 @@ class RunCommand final : public Command {
   uint64_t seed_ = 0;
   int cancel_digits_ = 0;
   bool list_ = false, quiet_ = false, version_ = false, no_reports_ = false;
+  bool no_blackbox_ = false;
 };
 
 campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
@@ -192,6 +196,7 @@ campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
   ro.timeout_ms = timeout_ms_;
   ro.write_reports = !no_reports_;
   ro.fail_on = KindSet::parse(fail_on_);
+  ro.blackbox = !no_blackbox_;
   const po::options_description d = options();
   ro.replay_command =
       [cancel = cancel_digits_, default_cancel = flag::default_of<int>(d, "cancel-digits"),

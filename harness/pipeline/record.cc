@@ -133,6 +133,7 @@ json::Value impl_result_json(const ImplResult& r, const KindSet& fail_on) {
       kinds.set(std::string(finding_kind_name(k)), static_cast<long long>(r.failing(k)));
   j.set("failing_by_kind", std::move(kinds));
   j.set("failed", r.fails(fail_on));
+  if (r.blackbox) j.set("blackbox", blackbox::totals_json(*r.blackbox));
   return j;
 }
 

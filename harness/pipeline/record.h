@@ -4,8 +4,10 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "harness/pipeline/blackbox.h"
 #include "harness/pipeline/case.h"
 #include "harness/pipeline/verdict.h"
 #include "reports/findings.h"
@@ -43,6 +45,8 @@ struct ImplResult {
   // Whether the pair fails the run: an injected one when nothing fired on it, any other when it
   // has a failing input of a kind in `fail_on`.
   bool fails(const KindSet& fail_on) const;
+  // Library targets: digits from the four rounding modes, nondeterminism (blackbox.h).
+  std::optional<blackbox::Totals> blackbox;
 };
 
 // The exact input of a finding: tensors as shapes and hex floats, and its scalar parameters (eps,

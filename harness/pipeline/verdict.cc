@@ -101,6 +101,7 @@ std::string Verdict::detectors() const {
   if (oracle_fired && cestac_fired) return "oracle+cestac";
   if (oracle_fired) return "oracle";
   if (cestac_fired) return "cestac";
+  if (nondeterministic) return "blackbox";
   return "";
 }
 

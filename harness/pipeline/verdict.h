@@ -89,7 +89,11 @@ struct Verdict {
   bool self_validation_failed = false;
   cestac::Log log;
 
-  bool finding() const { return oracle_fired || cestac_fired; }
+  // A library target's results differed on repeated calls or thread counts (blackbox.h), on an
+  // input the oracle and CESTAC pass: a finding of kind nondeterminism.
+  bool nondeterministic = false;
+
+  bool finding() const { return oracle_fired || cestac_fired || nondeterministic; }
   Severity severity() const;
   std::string detectors() const;  // "oracle", "cestac", "oracle+cestac" or ""
 };

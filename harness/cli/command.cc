@@ -70,11 +70,11 @@ int run_monitor(const std::vector<std::string>& words) {
 
 std::vector<std::unique_ptr<Command>> all_commands() {
   std::vector<std::unique_ptr<Command>> v;
-  for (auto make :
-       {make_run_command, make_help_command, make_report_command, make_inject_command,
-        make_replay_command, make_fuzz_command, make_fuzz_compare_command, make_campaign_command,
-        make_merge_command, make_monitor_train_command, make_monitor_sweep_command,
-        make_monitor_infer_command, make_bench_command, make_calibrate_command})
+  for (auto make : {make_run_command, make_help_command, make_report_command, make_inject_command,
+                    make_replay_command, make_fuzz_command, make_fuzz_compare_command,
+                    make_campaign_command, make_merge_command, make_monitor_train_command,
+                    make_monitor_sweep_command, make_monitor_infer_command, make_bench_command,
+                    make_calibrate_command, make_triage_command})
     v.push_back(make());
   return v;
 }

@@ -85,5 +85,6 @@ std::unique_ptr<Command> make_monitor_sweep_command();
 std::unique_ptr<Command> make_monitor_infer_command();
 std::unique_ptr<Command> make_bench_command();
 std::unique_ptr<Command> make_calibrate_command();
+std::unique_ptr<Command> make_triage_command();
 
 }  // namespace stabfuzz::cli

@@ -68,6 +68,18 @@ struct Injection {
   std::string expected_detection;  // "oracle", "cestac" or "both"
 };
 
+// A library call as part of a standalone C++ program that includes only the library's headers
+// (`stabfuzz triage` writes the program around it: the input, the correctly rounded values, the
+// comparison).
+struct StandaloneCall {
+  std::string library;   // name and version, as a maintainer reads it: "oneDNN 2.6.3"
+  std::string includes;  // #include lines
+  // Statements of `std::vector<double> call(const std::vector<std::vector<double>>& x)`: x[k]
+  // holds argument k's values (each exact in the input's dtype); they return the outputs.
+  std::string body;
+  std::string build;  // compile flags after the source file: "$(pkg-config --cflags --libs ...)"
+};
+
 struct Target {
   std::string id;  // family/backend/variant
   TargetKind kind = TargetKind::reference;
@@ -83,6 +95,9 @@ struct Target {
   // Optional: loads what the first call needs (libtorch's module takes 1-2 s), so that a run's
   // time budget starts after it instead of spending a short slice on loading.
   std::function<void()> prepare;
+  // Library targets: the call as standalone C++ for this input, or nullopt where there is none
+  // (this dtype, this operator).
+  std::function<std::optional<StandaloneCall>(const Input&)> standalone;
 };
 
 struct Regime {

@@ -65,21 +65,63 @@ std::vector<double> nrm2(const Cblas& api, const Input& in) {
   return {api.snrm2(n, xf.data(), 1)};
 }
 
+// The same calls as standalone C++ (stabfuzz triage): x[k] is argument k, as doubles.
+std::string dot_source(const Input& in) {
+  const std::string n = std::to_string(in.args[0].values.size());
+  if (in.dtype == DType::f64)
+    return "  return {cblas_ddot(" + n + ", x[0].data(), 1, x[1].data(), 1)};\n";
+  return "  const std::vector<float> a(x[0].begin(), x[0].end()), b(x[1].begin(), x[1].end());\n"
+         "  return {cblas_sdot(" +
+         n + ", a.data(), 1, b.data(), 1)};\n";
+}
+
+std::string gemm_source(const Input& in) {
+  const std::string m = std::to_string(in.args[0].shape.at(0)),
+                    k = std::to_string(in.args[0].shape.at(1)),
+                    n = std::to_string(in.args[1].shape.at(1));
+  const std::string dims = m + ", " + n + ", " + k;
+  if (in.dtype == DType::f64)
+    return "  std::vector<double> c(" + m + " * " + n +
+           ");\n"
+           "  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, " +
+           dims + ", 1.0, x[0].data(), " + k + ", x[1].data(), " + n + ", 0.0, c.data(), " + n +
+           ");\n"
+           "  return c;\n";
+  return "  const std::vector<float> a(x[0].begin(), x[0].end()), b(x[1].begin(), x[1].end());\n"
+         "  std::vector<float> c(" +
+         m + " * " + n +
+         ");\n"
+         "  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, " +
+         dims + ", 1.f, a.data(), " + k + ", b.data(), " + n + ", 0.f, c.data(), " + n +
+         ");\n"
+         "  return {c.begin(), c.end()};\n";
+}
+
+std::string nrm2_source(const Input& in) {
+  const std::string n = std::to_string(in.args[0].values.size());
+  if (in.dtype == DType::f64) return "  return {cblas_dnrm2(" + n + ", x[0].data(), 1)};\n";
+  return "  const std::vector<float> a(x[0].begin(), x[0].end());\n"
+         "  return {cblas_snrm2(" +
+         n + ", a.data(), 1)};\n";
+}
+
 struct Impl {
   const char* name;  // after family/<library>/
   const char* description;
   std::vector<double> (*run)(const Cblas&, const Input&);
+  std::string (*source)(const Input&);
 };
 
 constexpr Impl kImpls[] = {
-    {"dot", "?dot: ddot (f64), sdot (f32), unit strides", dot},
-    {"gemm", "?gemm: dgemm / sgemm, row-major, no transposes, alpha 1, beta 0", gemm},
-    {"nrm2", "?nrm2: dnrm2 / snrm2, unit stride", nrm2},
+    {"dot", "?dot: ddot (f64), sdot (f32), unit strides", dot, dot_source},
+    {"gemm", "?gemm: dgemm / sgemm, row-major, no transposes, alpha 1, beta 0", gemm, gemm_source},
+    {"nrm2", "?nrm2: dnrm2 / snrm2, unit stride", nrm2, nrm2_source},
 };
 
-// Registers `catalog`'s targets, each calling `api`; `lib` names the library and its version.
+// Registers `catalog`'s targets, each calling `api`; `lib` names the library and its version,
+// `build` is what a standalone reproducer's compile line needs to link it.
 void add_targets(Registry& registry, const std::vector<LibraryTarget>& catalog, const Cblas& api,
-                 const std::string& lib) {
+                 const std::string& lib, const std::string& build) {
   for (const auto& entry : catalog) {
     const Impl* impl = nullptr;
     for (const auto& i : kImpls)
@@ -91,13 +133,17 @@ void add_targets(Registry& registry, const std::vector<LibraryTarget>& catalog, 
     t.description = lib + ": " + impl->description + " (one thread; black box: no CESTAC)";
     t.dtypes = {DType::f64, DType::f32};
     t.native = [api, run = impl->run](const Input& in) { return run(api, in); };
+    t.standalone = [lib, build, source = impl->source](const Input& in) {
+      return std::optional<StandaloneCall>(
+          StandaloneCall{lib, "#include <cblas.h>\n", source(in), build});
+    };
     registry.add_target(entry.family, std::move(t));
   }
 }
 
 // Intel MKL's single dynamic library: STABFUZZ_MKL (a path to libmkl_rt.so.N) when set, else the
 // folder ci/bootstrap --with-mkl unpacked the wheel into (STABFUZZ_MKL_DIR, set at build time).
-std::optional<Cblas> load_mkl(std::string& lib, std::string& why) {
+std::optional<Cblas> load_mkl(std::string& lib, std::string& why, std::string& path_out) {
   std::string path;
   if (const char* env = std::getenv("STABFUZZ_MKL"); env && *env) path = env;
 #ifdef STABFUZZ_MKL_DIR
@@ -134,6 +180,7 @@ std::optional<Cblas> load_mkl(std::string& lib, std::string& why) {
   api.dnrm2 = reinterpret_cast<decltype(api.dnrm2)>(sym("cblas_dnrm2"));
   api.snrm2 = reinterpret_cast<decltype(api.snrm2)>(sym("cblas_snrm2"));
   if (!why.empty()) return std::nullopt;
+  path_out = path;
   lib = "Intel MKL";
   using VersionFn = void (*)(char*, int);
   if (auto version = reinterpret_cast<VersionFn>(::dlsym(h, "MKL_Get_Version_String"))) {
@@ -157,12 +204,16 @@ void register_blas(Registry& registry) {
 #else
   const std::string lib = "CBLAS";
 #endif
+  // Debian's OpenBLAS has a pkg-config file; MKL links by its path (the header is CBLAS's).
   add_targets(
       registry, blas_catalog(),
-      Cblas{&cblas_ddot, &cblas_sdot, &cblas_dgemm, &cblas_sgemm, &cblas_dnrm2, &cblas_snrm2}, lib);
-  std::string mkl, why;
-  if (const auto api = load_mkl(mkl, why))
-    add_targets(registry, mkl_catalog(), *api, mkl);
+      Cblas{&cblas_ddot, &cblas_sdot, &cblas_dgemm, &cblas_sgemm, &cblas_dnrm2, &cblas_snrm2}, lib,
+      "$(pkg-config --cflags --libs openblas)");
+  std::string mkl, why, mkl_path;
+  if (const auto api = load_mkl(mkl, why, mkl_path))
+    add_targets(registry, mkl_catalog(), *api, mkl,
+                "$(pkg-config --cflags openblas) " + mkl_path + " -Wl,-rpath," +
+                    mkl_path.substr(0, mkl_path.rfind('/')));
   else
     for (const auto& t : mkl_catalog()) registry.add_unavailable({t.id, why});
 }

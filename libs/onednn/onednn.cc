@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstdio>
 #include <dnnl.hpp>
 #include <functional>
 #include <stdexcept>
@@ -155,12 +156,60 @@ std::vector<double> reduction(const Input& in, Alg alg, float p) {
 
 // ---- the table --------------------------------------------------------------------------------
 
+// The same primitive as standalone C++ (stabfuzz triage), f32 only: the primitive on x[0].
+std::string primitive_source(const std::string& n, const std::string& dims, const char* tag,
+                             const std::string& pd, const std::string& primitive) {
+  return "  using namespace dnnl;\n"
+         "  engine eng(engine::kind::cpu, 0);\n"
+         "  stream s(eng);\n"
+         "  const memory::desc md(" +
+         dims + ", memory::data_type::f32, memory::format_tag::" + tag +
+         ");\n"
+         "  std::vector<float> src(x[0].begin(), x[0].end()), dst(" +
+         n +
+         ");\n"
+         "  " +
+         pd +
+         "\n"
+         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n"
+         "  " +
+         primitive +
+         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n"
+         "  s.wait();\n"
+         "  return {dst.begin(), dst.end()};\n";
+}
+
+std::string eltwise_source(const Input& in, const std::string& alg, float alpha) {
+  const std::string n = std::to_string(in.args[0].values.size());
+  char a[32];
+  std::snprintf(a, sizeof a, "%.9gf", static_cast<double>(alpha));
+  if (alpha == std::floor(alpha)) std::snprintf(a, sizeof a, "%.1ff", static_cast<double>(alpha));
+  return primitive_source(
+      n, "{" + n + "}", "a",
+      "eltwise_forward::primitive_desc pd(eltwise_forward::desc(prop_kind::forward_inference, "
+      "algorithm::" +
+          alg + ", md, " + a + ", 0.f), eng);",
+      "eltwise_forward");
+}
+
+std::string softmax_source(const Input& in, const std::string& alg) {
+  const std::string n = std::to_string(in.args[0].values.size());
+  return primitive_source(n, "{1, " + n + "}", "ab",
+                          "softmax_v2_forward::primitive_desc "
+                          "pd(softmax_v2_forward::desc(prop_kind::forward_inference, "
+                          "algorithm::" +
+                              alg + ", md, md, 1), eng);",
+                          "softmax_v2_forward");
+}
+
 using Run = std::function<std::vector<double>(const Input&)>;
+using Source = std::function<std::string(const Input&)>;
 struct Impl {
   const char* id;
   const char* description;
   Run run;
   Input probe;  // a small valid input of the family, to find the dtypes this CPU supports
+  Source source = nullptr;  // the call as standalone C++ (f32), when written
 };
 
 Input row(std::vector<double> v) {
@@ -180,13 +229,17 @@ std::vector<Impl> impls() {
   Input mm = matrix(2, 2, {1, 2, 3, 4});
   mm.args.push_back({{2, 2}, {0.5, -1, 2, 0.25}});
   auto elt = [&](const char* id, const char* what, Alg alg, float alpha = 0) {
-    return Impl{id, what, [alg, alpha](const Input& in) { return eltwise(in, alg, alpha); }, r};
+    const std::string name = std::string(id).substr(std::string(id).rfind('/') + 1);
+    return Impl{id, what, [alg, alpha](const Input& in) { return eltwise(in, alg, alpha); }, r,
+                [name, alpha](const Input& in) { return eltwise_source(in, name, alpha); }};
   };
   return {
       {"softmax/onednn/softmax", "softmax_v2 forward, algorithm softmax_accurate, axis of the row",
-       [](const Input& in) { return softmax(in, Alg::softmax_accurate); }, r},
+       [](const Input& in) { return softmax(in, Alg::softmax_accurate); }, r,
+       [](const Input& in) { return softmax_source(in, "softmax_accurate"); }},
       {"log_softmax/onednn/logsoftmax", "softmax_v2 forward, algorithm softmax_log",
-       [](const Input& in) { return softmax(in, Alg::softmax_log); }, r},
+       [](const Input& in) { return softmax(in, Alg::softmax_log); }, r,
+       [](const Input& in) { return softmax_source(in, "softmax_log"); }},
       {"layer_norm/onednn/layer_normalization",
        "layer_normalization forward_training on [1, n], no scale or shift, eps from the input",
        layer_norm, r},
@@ -256,6 +309,12 @@ void register_onednn(Registry& registry) {
       one_thread();
       return run(in);
     };
+    if (impl->source)
+      t.standalone = [lib = "oneDNN " + version, source = impl->source](const Input& in) {
+        if (in.dtype != DType::f32) return std::optional<StandaloneCall>();
+        return std::optional<StandaloneCall>(
+            StandaloneCall{lib, "#include <dnnl.hpp>\n", source(in), "-ldnnl"});
+      };
     registry.add_target(entry.family, std::move(t));
   }
 }

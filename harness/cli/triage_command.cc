@@ -1,0 +1,80 @@
+// stabfuzz triage: a library finding as a bug report with a standalone reproducer.
+#include <iostream>
+
+#include "harness/cli/command.h"
+#include "harness/cli/common.h"
+#include "harness/cli/flags.h"
+#include "harness/triage/triage.h"
+#include "reports/findings.h"
+#include "stabfuzz/errors.h"
+
+namespace stabfuzz::cli {
+namespace {
+
+class TriageCommand final : public Command {
+ public:
+  const char* name() const override { return "triage"; }
+  const char* summary() const override {
+    return "a library finding as a bug report with a standalone C++ reproducer";
+  }
+  const char* usage() const override {
+    return "stabfuzz triage CORPUS_FILE [--out DIR] [--run]\n"
+           "stabfuzz triage RUN_DIR --finding N [--out DIR] [--run]   (line N of findings.jsonl)";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::value<int64_t>(d, "finding", &finding_, 0, "N",
+                         "with a run directory: the finding on line N of its findings.jsonl");
+    flag::out(d, &out_,
+              "where report.md and repro.cc go (default: triage/<implementation>-<dtype>)");
+    flag::toggle(d, "run", &run_,
+                 "also compile the reproducer with c++ and run it; its output goes in the report");
+    return d;
+  }
+  int run(const Invocation& inv) override {
+    if (inv.args.size() != 1)
+      throw InputError("triage needs one corpus file or run directory (see stabfuzz help triage)");
+    const corpus::Entry e = entry(inv.args[0]);
+    triage::Options o;
+    std::string id = e.impl + "-" + std::string(dtype_name(e.input.dtype));
+    for (char& c : id)
+      if (c == '/') c = '-';
+    o.out_dir = out_.empty() ? "triage/" + id : out_;
+    o.run = run_;
+    const triage::Result r = triage::triage(default_registry(), e, o);
+    std::cout << r.title << "\nreport:     " << r.report_path << "\n";
+    if (!r.source_path.empty()) std::cout << "reproducer: " << r.source_path << "\n";
+    if (r.repro_exit >= 0)
+      std::cout << "reproducer exit status " << r.repro_exit
+                << (r.repro_exit == 1   ? " (reproduced)"
+                    : r.repro_exit == 0 ? " (not reproduced)"
+                                        : " (did not build or run)")
+                << "\n";
+    return 0;
+  }
+
+ private:
+  corpus::Entry entry(const std::string& path) const {
+    if (finding_ <= 0) return corpus::read_file(path);
+    const std::string file = path + "/findings.jsonl";
+    const std::string text = reports::read_text(file);
+    size_t start = 0;
+    for (int64_t line = 1; start < text.size(); ++line) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      if (line == finding_)
+        return triage::entry_from_finding(json::parse(text.substr(start, end - start)));
+      start = end + 1;
+    }
+    throw InputError(file + " has no line " + std::to_string(finding_));
+  }
+
+  int64_t finding_ = 0;
+  std::string out_;
+  bool run_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_triage_command() { return std::make_unique<TriageCommand>(); }
+
+}  // namespace stabfuzz::cli

@@ -1,0 +1,102 @@
+// stabfuzz triage: the standalone reproducers of the committed library corpus files compile
+// against the library alone and say what the file says: a `detected` file's reproducer exits 1,
+// a `stable` file's 0. Also the report's contents and a finding line as the input.
+#include "harness/triage/triage.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "stabfuzz/errors.h"
+#include "tests/support/run_binary.h"
+
+namespace stabfuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every corpus file of a library target that has a standalone call for its input.
+std::vector<std::pair<std::string, corpus::Entry>> library_files() {
+  std::vector<std::pair<std::string, corpus::Entry>> out;
+  for (const auto& f :
+       fs::recursive_directory_iterator(std::string(STABFUZZ_SOURCE_DIR) + "/corpora")) {
+    if (f.path().extension() != ".txt" || f.path().filename() == "README.txt") continue;
+    corpus::Entry e;
+    try {
+      e = corpus::read_file(f.path().string());
+    } catch (const InputError&) {
+      continue;
+    }
+    const auto [fam, t] = default_registry().find_target(e.impl);
+    if (t && t->kind == TargetKind::library && t->standalone && t->standalone(e.input))
+      out.emplace_back(f.path().string(), e);
+  }
+  return out;
+}
+
+TEST(Triage, ReproducersOfTheLibraryCorpusFilesBuildAndAgreeWithTheirExpectation) {
+  const auto files = library_files();
+  if (files.empty()) GTEST_SKIP() << "no library with standalone reproducers in this build";
+  for (const auto& [path, e] : files) {
+    triage::Options o;
+    o.out_dir = testing::temp_dir("triage");
+    o.run = true;
+    const triage::Result r = triage::triage(default_registry(), e, o);
+    EXPECT_EQ(r.repro_exit, e.expect == corpus::Expect::detected ? 1 : 0) << path << "\n"
+                                                                          << r.repro_output;
+    EXPECT_EQ(r.finding_now, e.expect == corpus::Expect::detected) << path;
+    const std::string src = slurp(r.source_path);
+    EXPECT_EQ(src.find("stabfuzz/"), std::string::npos) << "includes a stabfuzz header: " << path;
+  }
+}
+
+TEST(Triage, ReportNamesTheLibraryTheErrorAndTheAllowance) {
+  const std::string file =
+      std::string(STABFUZZ_SOURCE_DIR) + "/corpora/log/regression/onednn-eltwise_log-f32.txt";
+  const auto [fam, t] = default_registry().find_target("log/onednn/eltwise_log");
+  if (!t) GTEST_SKIP() << "built without oneDNN";
+  triage::Options o;
+  o.out_dir = testing::temp_dir("triage-log");
+  const triage::Result r = triage::triage(default_registry(), corpus::read_file(file), o);
+  EXPECT_EQ(r.title.rfind("[oneDNN ", 0), 0u) << r.title;
+  EXPECT_NE(r.title.find("accuracy"), std::string::npos) << r.title;
+  const std::string md = slurp(r.report_path);
+  for (const char* s : {"## Input", "## Computed vs correctly rounded", "## Expected accuracy",
+                        "condition number", "repro.cc", "-ldnnl"})
+    EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
+}
+
+TEST(Triage, AFindingLineBecomesTheSameEntry) {
+  const json::Value f = json::parse(
+      R"({"target":"dot","impl":"dot/blas/dot","dtype":"f32","seed":3,)"
+      R"("input":[{"shape":[2],"values":["0x1p+0","-0x1.8p+1"]},{"shape":[2],"values":["0x1p-2","inf"]}],)"
+      R"("params":{"eps":0.5}})");
+  const corpus::Entry e = triage::entry_from_finding(f);
+  EXPECT_EQ(e.impl, "dot/blas/dot");
+  EXPECT_EQ(e.family, "dot");
+  EXPECT_EQ(e.input.dtype, DType::f32);
+  ASSERT_EQ(e.input.args.size(), 2u);
+  EXPECT_EQ(e.input.args[0].values, (std::vector<double>{1.0, -3.0}));
+  EXPECT_TRUE(std::isinf(e.input.args[1].values[1]));
+  EXPECT_EQ(e.input.param("eps", 0), 0.5);
+  EXPECT_EQ(e.seed, 3u);
+}
+
+TEST(Triage, ReferenceTargetsAreRefused) {
+  corpus::Entry e;
+  e.impl = "softmax/cpu/stable";
+  e.input.args.push_back({{1}, {1.0}});
+  triage::Options o;
+  o.out_dir = testing::temp_dir("triage-ref");
+  EXPECT_THROW(triage::triage(default_registry(), e, o), InputError);
+}
+
+}  // namespace
+}  // namespace stabfuzz

@@ -88,6 +88,8 @@ if(NOT STABFUZZ_TORCH STREQUAL "OFF")
     set_target_properties(stabfuzz_torch PROPERTIES CXX_STANDARD 17
       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin PREFIX "lib")
     target_sources(stabfuzz_core PRIVATE libs/torch/torch.cc)
+    set_property(SOURCE libs/torch/torch.cc APPEND PROPERTY COMPILE_DEFINITIONS
+                 "STABFUZZ_TORCH_VERSION=\"${Torch_VERSION}\"")
     target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_TORCH=1)
     add_dependencies(stabfuzz_core stabfuzz_torch)
   elseif(STABFUZZ_TORCH STREQUAL "ON")

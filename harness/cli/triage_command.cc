@@ -1,9 +1,12 @@
 // stabfuzz triage: a library finding as a bug report with a standalone reproducer.
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "harness/cli/command.h"
 #include "harness/cli/common.h"
 #include "harness/cli/flags.h"
+#include "harness/triage/table.h"
 #include "harness/triage/triage.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
@@ -19,7 +22,8 @@ class TriageCommand final : public Command {
   }
   const char* usage() const override {
     return "stabfuzz triage CORPUS_FILE [--out DIR] [--run]\n"
-           "stabfuzz triage RUN_DIR --finding N [--out DIR] [--run]   (line N of findings.jsonl)";
+           "stabfuzz triage RUN_DIR --finding N [--out DIR] [--run]   (line N of findings.jsonl)\n"
+           "stabfuzz triage --table RUN_DIR... [--verdicts FILE] [--out FILE.md]";
   }
   po::options_description options() override {
     po::options_description d("Options");
@@ -29,9 +33,15 @@ class TriageCommand final : public Command {
               "where report.md and repro.cc go (default: triage/<implementation>-<dtype>)");
     flag::toggle(d, "run", &run_,
                  "also compile the reproducer with c++ and run it; its output goes in the report");
+    flag::toggle(d, "table", &table_,
+                 "the library triage table of the run directories (or folders of them): every "
+                 "failing library pair x kind, its smallest input and its verdict");
+    flag::value(d, "verdicts", &verdicts_, "FILE",
+                "with --table: tab-separated verdicts (impl, dtype, kind, verdict, evidence)");
     return d;
   }
   int run(const Invocation& inv) override {
+    if (table_) return table(inv);
     if (inv.args.size() != 1)
       throw InputError("triage needs one corpus file or run directory (see stabfuzz help triage)");
     const corpus::Entry e = entry(inv.args[0]);
@@ -54,6 +64,37 @@ class TriageCommand final : public Command {
   }
 
  private:
+  int table(const Invocation& inv) const {
+    if (inv.args.empty()) throw InputError("triage --table needs run directories");
+    std::vector<std::string> dirs;
+    for (const auto& a : inv.args) {
+      if (std::filesystem::exists(a + "/summary.json")) {
+        dirs.push_back(a);
+        continue;
+      }
+      std::error_code ec;
+      std::vector<std::string> sub;
+      for (const auto& e : std::filesystem::directory_iterator(a, ec))
+        if (std::filesystem::exists(e.path() / "summary.json")) sub.push_back(e.path().string());
+      if (sub.empty()) throw InputError(a + ": no summary.json in it or in its folders");
+      std::sort(sub.begin(), sub.end());
+      dirs.insert(dirs.end(), sub.begin(), sub.end());
+    }
+    const auto verdicts =
+        verdicts_.empty() ? std::vector<triage::VerdictRow>{} : triage::read_verdicts(verdicts_);
+    std::string command = "stabfuzz triage --table";
+    for (const auto& a : inv.args) command += " " + a;
+    if (!verdicts_.empty()) command += " --verdicts " + verdicts_;
+    const std::string md = triage::library_table(default_registry(), dirs, verdicts, command);
+    if (out_.empty() || out_ == "-") {
+      std::cout << md;
+    } else {
+      std::ofstream(out_) << md;
+      std::cout << "table: " << out_ << " (" << dirs.size() << " runs)\n";
+    }
+    return 0;
+  }
+
   corpus::Entry entry(const std::string& path) const {
     if (finding_ <= 0) return corpus::read_file(path);
     const std::string file = path + "/findings.jsonl";
@@ -69,8 +110,8 @@ class TriageCommand final : public Command {
   }
 
   int64_t finding_ = 0;
-  std::string out_;
-  bool run_ = false;
+  std::string out_, verdicts_;
+  bool run_ = false, table_ = false;
 };
 
 }  // namespace

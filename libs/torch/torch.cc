@@ -12,7 +12,14 @@
 #include "libs/torch/torch_api.h"
 #include "stabfuzz/params.h"
 
+#ifndef STABFUZZ_TORCH_VERSION
+#define STABFUZZ_TORCH_VERSION "?"
+#endif
+
 namespace stabfuzz::libs {
+
+// The libtorch version CMake found (its package version), named in every target's description.
+constexpr const char* kVersion = STABFUZZ_TORCH_VERSION;
 namespace {
 
 // The module lies next to the running binary (build/bin, or the install's bin), or one level up
@@ -143,8 +150,8 @@ void register_torch(Registry& registry) {
     Target t;
     t.id = spec->id;
     t.kind = TargetKind::library;
-    t.description =
-        std::string("libtorch ") + spec->description + " (CPU, one thread; black box: no CESTAC)";
+    t.description = std::string("libtorch ") + kVersion + " " + spec->description +
+                    " (CPU, one thread; black box: no CESTAC)";
     t.dtypes = {DType::f64, DType::f32};
     if (spec->f16) t.dtypes.push_back(DType::f16);
     if (spec->bf16) t.dtypes.push_back(DType::bf16);

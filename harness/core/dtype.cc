@@ -114,6 +114,12 @@ double ulp_error(DType d, double computed, double exact) {
     const double q = format_quantum(f, f.max_finite());
     return (f.max_finite() - std::fabs(computed)) / q + 1.0;
   }
+  // Symmetrically, inf of the sign of an exact result that rounds to the largest finite value is
+  // that overflow step, 1 ulp away (exp just under its overflow threshold returning inf is a
+  // last-place error); inf for any smaller exact value is infinitely wrong.
+  if (std::isinf(computed) && std::fabs(exact) == f.max_finite() &&
+      std::signbit(exact) == std::signbit(computed))
+    return 1.0;
   if (std::isinf(computed) || std::isinf(exact)) return INFINITY;
   return std::fabs(computed - exact) / format_quantum(f, exact);
 }

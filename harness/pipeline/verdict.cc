@@ -152,12 +152,14 @@ void judge_oracle(Verdict& v, DType d, const std::vector<double>& computed,
     const double ex = oracle.exact[i], c = oracle.cond[i];
     v.max_cond = std::max(v.max_cond, c);
     double ratio;
-    if (std::isfinite(ex) && !std::isfinite(computed[i])) {
+    const double ulps = ulp_error(d, computed[i], ex);
+    // A non-finite output of a finite exact result, unless it is inf at the overflow threshold
+    // (ulp_error measures inf as the step after the largest finite value).
+    if (std::isfinite(ex) && !std::isfinite(computed[i]) && std::isinf(ulps)) {
       v.nonfinite = true;
       ratio = INFINITY;
       v.max_ulp = INFINITY;
     } else {
-      const double ulps = ulp_error(d, computed[i], ex);
       v.max_ulp = std::max(v.max_ulp, ulps);
       ratio = ulps / (v.tolerance_ulps * std::max(1.0, c));
     }

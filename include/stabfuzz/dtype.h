@@ -45,7 +45,10 @@ double ulp_distance(DType d, double a, double b);
 // the format's spacing at exact's magnitude (the smallest subnormal for 0). Unlike ulp_distance it
 // does not count every value between the two, so a result whose relative error reaches 1 (an
 // ill-conditioned sum near 0) is measured in units of the exact value's precision. Returns 0 when
-// both are NaN or equal infinities, +inf when only one is finite.
+// both are NaN or equal infinities. At the overflow threshold an infinity and a finite value of
+// the same sign are measured through the step after the largest finite value (inf for an exact
+// result that rounds to the largest finite value is 1 ulp away); otherwise +inf when only one is
+// finite.
 double ulp_error(DType d, double computed, double exact);
 
 // Decimal digits that a value of magnitude |v| can carry in this format: the full precision for

@@ -212,7 +212,11 @@ TEST(UlpError, AFiniteResultOfAnExactOverflowIsMeasuredFromTheOverflowStep) {
   EXPECT_EQ(ulp_error(DType::f64, -DBL_MAX, -INFINITY), 1.0);
   EXPECT_EQ(ulp_error(DType::f32, FLT_MAX, INFINITY), 1.0);
   EXPECT_TRUE(std::isinf(ulp_error(DType::f16, -65504.0, INFINITY)));  // the wrong sign
-  EXPECT_TRUE(std::isinf(ulp_error(DType::f16, INFINITY, 65504.0)));   // overflow of a finite
+  // inf for an exact result that rounds to the largest finite value: the overflow step, 1 ulp.
+  EXPECT_EQ(ulp_error(DType::f16, INFINITY, 65504.0), 1.0);
+  EXPECT_EQ(ulp_error(DType::f64, -INFINITY, -DBL_MAX), 1.0);
+  EXPECT_TRUE(std::isinf(ulp_error(DType::f16, INFINITY, 65472.0)));   // overflow of a finite
+  EXPECT_TRUE(std::isinf(ulp_error(DType::f16, -INFINITY, 65504.0)));  // the wrong sign
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 
 #include "families/regimes.h"
@@ -241,6 +242,16 @@ TEST(VerdictKind, SubnormalInputsReadAsZeroAreUnderflow) {
   Verdict u = judge(lg, one, {-50.0}, lg.oracle(one), nullptr);
   classify_subnormal_inputs(u, lg, one, {-50.0});
   EXPECT_EQ(u.kind, FindingKind::accuracy);
+}
+
+TEST(VerdictKind, InfAtTheOverflowThresholdIsALastPlaceError) {
+  const Family f = test_family(2);
+  const Input in = regime::row_input(DType::f64, {709.78});
+  // The exact result rounds to the largest finite double: inf is the next step, 1 ulp away.
+  EXPECT_FALSE(judge(f, in, {INFINITY}, exact({DBL_MAX}, {1}), nullptr).finding());
+  const Verdict v = judge(f, in, {INFINITY}, exact({1e308}, {1}), nullptr);
+  EXPECT_TRUE(v.nonfinite);
+  EXPECT_EQ(v.kind, FindingKind::overflow);
 }
 
 TEST(KindSet, ParsesListsAllAndNoneAndRejectsUnknownKinds) {

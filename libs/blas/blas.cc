@@ -13,6 +13,17 @@
 #include "libs/libraries.h"
 #include "libs/storage.h"
 
+// AddressSanitizer (clang's __has_feature, GCC's __SANITIZE_ADDRESS__; GCC 12 has no
+// __has_feature).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STABFUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(STABFUZZ_ASAN)
+#define STABFUZZ_ASAN 1
+#endif
+
 namespace stabfuzz::libs {
 namespace {
 
@@ -155,7 +166,7 @@ std::optional<Cblas> load_mkl(std::string& lib, std::string& why, std::string& p
   }
   // MKL's own calls must bind to MKL, not to the linked CBLAS's symbols of the same names:
   // RTLD_DEEPBIND, which AddressSanitizer does not support.
-#if defined(__SANITIZE_ADDRESS__) || (defined(__has_feature) && __has_feature(address_sanitizer))
+#ifdef STABFUZZ_ASAN
   why = "Intel MKL is not loaded under AddressSanitizer (it needs RTLD_DEEPBIND)";
   return std::nullopt;
 #endif

@@ -202,6 +202,93 @@ std::string softmax_source(const Input& in, const std::string& alg) {
                           "softmax_v2_forward");
 }
 
+// A float literal of C++ source: 1e-05f.
+std::string float_literal(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9gf", static_cast<double>(static_cast<float>(v)));
+  std::string out = buf;
+  if (out.find_first_of(".e") == std::string::npos) out.insert(out.size() - 1, ".0");
+  return out;
+}
+
+// layer_normalization ([1, n], ab) or batch_normalization ([n, c], nc), forward_training with
+// the batch statistics, as in normalize().
+std::string normalization_source(const Input& in, bool layer) {
+  const std::string prim = layer ? "layer_normalization_forward" : "batch_normalization_forward";
+  const auto& t = in.args[0];
+  const std::string n = std::to_string(t.values.size());
+  const std::string dims =
+      layer ? "{1, " + n + "}"
+            : "{" + std::to_string(t.shape.at(0)) + ", " + std::to_string(t.shape.at(1)) + "}";
+  const double eps = dtype_param(in, "eps", layer ? params::kLayerNormEps : params::kBatchNormEps);
+  return "  using namespace dnnl;\n"
+         "  engine eng(engine::kind::cpu, 0);\n"
+         "  stream s(eng);\n"
+         "  const memory::desc md(" +
+         dims + ", memory::data_type::f32, memory::format_tag::" + (layer ? "ab" : "nc") +
+         ");\n"
+         "  std::vector<float> src(x[0].begin(), x[0].end()), dst(" +
+         n +
+         ");\n"
+         "  " +
+         prim + "::primitive_desc pd(" + prim + "::desc(prop_kind::forward_training, md, " +
+         float_literal(eps) +
+         ", normalization_flags::none), eng);\n"
+         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n"
+         "  memory mean(pd.mean_desc(), eng), var(pd.variance_desc(), eng);\n"
+         "  " +
+         prim +
+         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}, "
+         "{DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});\n"
+         "  s.wait();\n"
+         "  return {dst.begin(), dst.end()};\n";
+}
+
+// The row [1, n] reduced to [1, 1], as in reduction() (n = 1 is never called: exact there).
+std::string reduction_source(const Input& in, const std::string& alg, float p) {
+  const std::string n = std::to_string(in.args[0].values.size());
+  return "  using namespace dnnl;\n"
+         "  engine eng(engine::kind::cpu, 0);\n"
+         "  stream s(eng);\n"
+         "  const memory::desc src_md({1, " +
+         n +
+         "}, memory::data_type::f32, "
+         "memory::format_tag::ab), dst_md({1, 1}, memory::data_type::f32, "
+         "memory::format_tag::ab);\n"
+         "  std::vector<float> src(x[0].begin(), x[0].end()), dst(1);\n"
+         "  reduction::primitive_desc pd(reduction::desc(algorithm::" +
+         alg + ", src_md, dst_md, " + float_literal(p) +
+         ", 0.f), eng);\n"
+         "  memory sm(src_md, eng, src.data()), dm(dst_md, eng, dst.data());\n"
+         "  reduction(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n"
+         "  s.wait();\n"
+         "  return {dst[0]};\n";
+}
+
+// C [m, n] = A [m, k] B [k, n], row-major, as in matmul().
+std::string matmul_source(const Input& in) {
+  const std::string m = std::to_string(in.args[0].shape.at(0)),
+                    k = std::to_string(in.args[0].shape.at(1)),
+                    n = std::to_string(in.args[1].shape.at(1));
+  return "  using namespace dnnl;\n"
+         "  engine eng(engine::kind::cpu, 0);\n"
+         "  stream s(eng);\n"
+         "  const auto f32 = memory::data_type::f32;\n"
+         "  const memory::desc a_md({" +
+         m + ", " + k + "}, f32, memory::format_tag::ab), b_md({" + k + ", " + n +
+         "}, f32, memory::format_tag::ab), c_md({" + m + ", " + n +
+         "}, f32, memory::format_tag::ab);\n"
+         "  std::vector<float> a(x[0].begin(), x[0].end()), b(x[1].begin(), x[1].end()), c(" +
+         m + " * " + n +
+         ");\n"
+         "  matmul::primitive_desc pd(matmul::desc(a_md, b_md, c_md), eng);\n"
+         "  memory am(a_md, eng, a.data()), bm(b_md, eng, b.data()), cm(c_md, eng, c.data());\n"
+         "  matmul(pd).execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, "
+         "cm}});\n"
+         "  s.wait();\n"
+         "  return {c.begin(), c.end()};\n";
+}
+
 using Run = std::function<std::vector<double>(const Input&)>;
 using Source = std::function<std::string(const Input&)>;
 struct Impl {
@@ -242,10 +329,11 @@ std::vector<Impl> impls() {
        [](const Input& in) { return softmax_source(in, "softmax_log"); }},
       {"layer_norm/onednn/layer_normalization",
        "layer_normalization forward_training on [1, n], no scale or shift, eps from the input",
-       layer_norm, r},
+       layer_norm, r, [](const Input& in) { return normalization_source(in, true); }},
       {"batch_norm/onednn/batch_normalization",
        "batch_normalization forward_training on [n, c] (nc), batch statistics, no scale or shift",
-       batch_norm, matrix(2, 2, {1, 2, 3, 5})},
+       batch_norm, matrix(2, 2, {1, 2, 3, 5}),
+       [](const Input& in) { return normalization_source(in, false); }},
       elt("gelu/onednn/eltwise_gelu_erf", "eltwise_gelu_erf forward", Alg::eltwise_gelu_erf),
       elt("gelu_tanh/onednn/eltwise_gelu_tanh", "eltwise_gelu_tanh forward",
           Alg::eltwise_gelu_tanh),
@@ -261,13 +349,16 @@ std::vector<Impl> impls() {
       elt("exp/onednn/eltwise_exp", "eltwise_exp forward", Alg::eltwise_exp),
       elt("log/onednn/eltwise_log", "eltwise_log forward", Alg::eltwise_log),
       {"gemm/onednn/matmul", "matmul of row-major A [m, k] and B [k, n], C in the input's dtype",
-       matmul, mm},
+       matmul, mm, matmul_source},
       {"sum/onednn/reduction_sum", "reduction_sum of [1, n] to [1, 1]",
-       [](const Input& in) { return reduction(in, Alg::reduction_sum, 0); }, r},
+       [](const Input& in) { return reduction(in, Alg::reduction_sum, 0); }, r,
+       [](const Input& in) { return reduction_source(in, "reduction_sum", 0); }},
       {"mean/onednn/reduction_mean", "reduction_mean of [1, n] to [1, 1]",
-       [](const Input& in) { return reduction(in, Alg::reduction_mean, 0); }, r},
+       [](const Input& in) { return reduction(in, Alg::reduction_mean, 0); }, r,
+       [](const Input& in) { return reduction_source(in, "reduction_mean", 0); }},
       {"l2_norm/onednn/reduction_norm_lp_sum", "reduction_norm_lp_sum, p = 2, eps = 0",
-       [](const Input& in) { return reduction(in, Alg::reduction_norm_lp_sum, 2); }, r},
+       [](const Input& in) { return reduction(in, Alg::reduction_norm_lp_sum, 2); }, r,
+       [](const Input& in) { return reduction_source(in, "reduction_norm_lp_sum", 2); }},
   };
 }
 
@@ -310,8 +401,12 @@ void register_onednn(Registry& registry) {
       return run(in);
     };
     if (impl->source)
-      t.standalone = [lib = "oneDNN " + version, source = impl->source](const Input& in) {
-        if (in.dtype != DType::f32) return std::optional<StandaloneCall>();
+      t.standalone = [lib = "oneDNN " + version, id = t.id,
+                      source = impl->source](const Input& in) {
+        // f32 only; a one-value reduction is not a library call (reduction() returns it exactly).
+        if (in.dtype != DType::f32 ||
+            (id.find("/reduction_") != std::string::npos && in.args[0].values.size() == 1))
+          return std::optional<StandaloneCall>();
         return std::optional<StandaloneCall>(
             StandaloneCall{lib, "#include <dnnl.hpp>\n", source(in), "-ldnnl"});
       };

@@ -14,16 +14,8 @@
 #include "harness/pipeline/evaluate.h"
 #include "reports/json.h"
 #include "reports/run_data.h"
+#include "tests/support/asan.h"
 #include "tests/support/run_binary.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STABFUZZ_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define STABFUZZ_TEST_ASAN 1
-#endif
 
 namespace stabfuzz {
 namespace {

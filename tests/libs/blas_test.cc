@@ -1,5 +1,6 @@
 // CBLAS targets: registered per the catalog, accurate on typical inputs, layouts exact.
 #include "tests/libs/library_check.h"
+#include "tests/support/asan.h"
 
 namespace stabfuzz::testing {
 namespace {
@@ -34,7 +35,7 @@ TEST(BlasTargets, LayoutsAreExact) { expect_exact_layouts("blas"); }
 // as unavailable with that command.
 TEST(MklTargets, RegisteredAndExactWhenFoundElseListedUnavailable) {
   if (registered(libs::mkl_catalog()).empty()) {
-#if !defined(__SANITIZE_ADDRESS__) && !(defined(__has_feature) && __has_feature(address_sanitizer))
+#ifndef STABFUZZ_TEST_ASAN
     expect_listed_unavailable(libs::mkl_catalog(), "ci/bootstrap --with-mkl");
 #endif
     GTEST_SKIP() << "Intel MKL not found: only the unavailable listing is checked";

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "harness/triage/table.h"
 #include "stabfuzz/errors.h"
+#include "tests/support/asan.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -43,8 +45,13 @@ std::vector<std::pair<std::string, corpus::Entry>> library_files() {
 }
 
 TEST(Triage, ReproducersOfTheLibraryCorpusFilesBuildAndAgreeWithTheirExpectation) {
-  const auto files = library_files();
+  auto files = library_files();
   if (files.empty()) GTEST_SKIP() << "no library with standalone reproducers in this build";
+#ifdef STABFUZZ_TEST_ASAN
+  // The reproducers are compiled without sanitizers: under them, three files check the triage
+  // code's memory safety; the plain build runs them all.
+  files.resize(std::min<size_t>(files.size(), 3));
+#endif
   for (const auto& [path, e] : files) {
     triage::Options o;
     o.out_dir = testing::temp_dir("triage");

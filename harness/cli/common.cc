@@ -11,6 +11,7 @@
 
 #include "harness/core/duration.h"
 #include "reports/findings.h"
+#include "reports/run_data.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
 
@@ -24,23 +25,15 @@ std::string sci(double v) {
   return os.str();
 }
 
-// "accuracy 3, underflow 2": the pair's failing inputs per kind.
-std::string kinds_text(const pipeline::ImplResult& r) {
-  std::string out;
-  for (FindingKind k : kAllFindingKinds)
-    if (r.failing(k) > 0)
-      out += (out.empty() ? "" : ", ") + std::string(finding_kind_name(k)) + " " +
-             std::to_string(r.failing(k));
-  return out;
-}
-
+// The pair's verdict in words, as the reports word it (reports::verdict_text).
 std::string verdict_text(const pipeline::ImplResult& r, const KindSet& fail_on) {
-  if (r.kind == TargetKind::injected)
-    return r.failing_inputs ? "detected (planted)" : "NOT DETECTED (planted)";
-  if (r.fails(fail_on)) return "UNSTABLE (" + kinds_text(r) + ")";
-  // Failing only in kinds that do not fail the run (underflow by default): a policy.
-  if (r.failing_inputs > 0) return "ok (policy: " + kinds_text(r) + ")";
-  return "ok";
+  reports::ImplSummary row;
+  row.impl_kind = std::string(target_kind_name(r.kind));
+  row.failing_inputs = r.failing_inputs;
+  for (FindingKind k : kAllFindingKinds)
+    if (r.failing(k) > 0) row.failing_by_kind[std::string(finding_kind_name(k))] = r.failing(k);
+  row.failed_flag = r.fails(fail_on);
+  return reports::verdict_text(row);
 }
 
 }  // namespace

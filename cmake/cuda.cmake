@@ -1,8 +1,15 @@
 # GPU targets: CUDA reference kernels with the device CESTAC type, cuBLAS GEMM modes, the GPU
 # self-test and benchmark. Without CUDA, the same target ids are listed as unavailable.
 target_sources(stabfuzz_core PRIVATE targets/gpu_target_ids.cc)
+# Their host-only logic, plain C++ built with or without CUDA so that the CPU tests check it:
+# launch plans and size limits.
+add_library(stabfuzz_gpu_host STATIC targets/cuda/launch_plan.cc)
+target_include_directories(stabfuzz_gpu_host PUBLIC ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(stabfuzz_gpu_host PRIVATE stabfuzz_flags)
+target_link_libraries(stabfuzz_core PUBLIC stabfuzz_gpu_host)
 if(STABFUZZ_HAVE_CUDA)
   add_library(stabfuzz_cuda_kernels STATIC targets/cuda/kernels.cu targets/cublas/gemm_cublas.cc)
+  target_link_libraries(stabfuzz_cuda_kernels PUBLIC stabfuzz_gpu_host)
   target_include_directories(stabfuzz_cuda_kernels PUBLIC
     ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
   # Samples must compute what the intrinsics say: no contraction into fma, no approximate math.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/core/cuda_probe.h"
+#include "stabfuzz/errors.h"
 #include "stabfuzz/gpu/cestac_core.h"
 #include "stabfuzz/params.h"
 #include "targets/cublas/gemm_cublas.h"
@@ -54,6 +55,17 @@ cuda::Problem problem_of(cuda::Kernel k, const Input& in) {
       break;
   }
   return p;
+}
+
+// Runs f; a shape over the kernel's or cuBLAS's limits (std::invalid_argument from the launch plan
+// or the shape check, before anything runs on the device) becomes an InputError naming the target.
+template <class F>
+auto sized(const std::string& id, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(id + " cannot take this input: " + e.what());
+  }
 }
 
 CestacOutput cestac_output(const cuda::DeviceCestac& d, DType dtype) {
@@ -112,13 +124,15 @@ Target cuda_target(const std::string& id, cuda::Kernel k) {
   t.description = std::string(kernel_description(k)) +
                   "; CESTAC on the device: DStoch<T, 4>, directed-rounding intrinsics";
   t.dtypes = {DType::f64, DType::f32};
-  t.native = [k](const Input& in) {
-    return cuda::run_native(k, problem_of(k, in), in.dtype == DType::f64);
+  t.native = [k, id](const Input& in) {
+    return sized(id,
+                 [&] { return cuda::run_native(k, problem_of(k, in), in.dtype == DType::f64); });
   };
-  t.cestac = [k](const Input& in, const CestacRequest& req) {
-    const cuda::DeviceCestac d =
-        cuda::run_cestac(k, problem_of(k, in), in.dtype == DType::f64, req.seed, req.stream,
-                         req.config.cancel_digits, req.config.detect);
+  t.cestac = [k, id](const Input& in, const CestacRequest& req) {
+    const cuda::DeviceCestac d = sized(id, [&] {
+      return cuda::run_cestac(k, problem_of(k, in), in.dtype == DType::f64, req.seed, req.stream,
+                              req.config.cancel_digits, req.config.detect);
+    });
     return cestac_output(d, in.dtype);
   };
   return t;
@@ -156,9 +170,11 @@ Target cublas_target(const std::string& id, cublas::Mode mode) {
       t.dtypes = {DType::bf16};
       break;
   }
-  t.native = [mode](const Input& in) {
-    return cublas::gemm(mode, in.args.at(0).values, in.args.at(1).values, dim(in, 0, 0),
-                        dim(in, 0, 1), dim(in, 1, 1));
+  t.native = [mode, id](const Input& in) {
+    return sized(id, [&] {
+      return cublas::gemm(mode, in.args.at(0).values, in.args.at(1).values, dim(in, 0, 0),
+                          dim(in, 0, 1), dim(in, 1, 1));
+    });
   };
   return t;  // black box: no CESTAC entry
 }

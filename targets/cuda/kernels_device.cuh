@@ -186,7 +186,7 @@ __device__ T scale_pow2(T v, long k) {
 
 // softmax: max shift, exp, sum, division.
 template <class T>
-__global__ void __launch_bounds__(cuda::kRowMaxThreads)
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(cuda::kRowMaxThreads)
 // log_softmax: y = (x - x_k) - log1p(sum_{j != k} e^(x_j - x_k)), the sum formed around the
 // second largest x_k2 (targets/cpu/normalization.h shifted_lse).
 template <class T>
-__global__ void __launch_bounds__(cuda::kRowMaxThreads)
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
@@ -239,7 +239,7 @@ __device__ void scaled_normalize(T* y, int n, T eps, T* sh) {
 
 // layer_norm: corrected two-pass mean (mu1, then the mean mu2 of x - mu1), both as S mean(v/S).
 template <class T>
-__global__ void __launch_bounds__(cuda::kRowMaxThreads)
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(cuda::kRowMaxThreads)
 }
 
 template <class T>
-__global__ void __launch_bounds__(cuda::kRowMaxThreads)
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     rms_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(cuda::kRowMaxThreads)
 
 // sum: scaled by 2^-32 first when max|x| >= 2^(emax - 32), so no partial sum overflows.
 template <class T>
-__global__ void __launch_bounds__(cuda::kRowMaxThreads)
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   constexpr int kEmax = sizeof(B) == 8 ? 1023 : 127;
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(cuda::kRowMaxThreads)
 // var: corrected two-pass on data scaled by 2^k into [1, 2) (targets/cpu/reductions.h
 // VarianceStable); `w`: n values of scratch per row.
 template <class T>
-__global__ void __launch_bounds__(cuda::kRowMaxThreads)
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of_t<T> correction) {
   SF_ROW_SETUP(T)
   w += static_cast<size_t>(blockIdx.x) * n;
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(cuda::kRowMaxThreads)
 inline constexpr int kGemmTile = 16, kGemmChunk = 8;
 
 template <class T>
-__global__ void __launch_bounds__(cuda::kGemmThreads)
+__global__ void __launch_bounds__(cuda::kGemmThreads, 1)
     gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T* c, int m, int k, int n) {
   using B = scalar_of_t<T>;
   __shared__ B as[kGemmTile][kGemmChunk];
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(cuda::kGemmThreads)
 // ---------------------------------------------------------- Scores (pairwise dot) * scale into e,
 // max shift, exp, z = sum e, O_ij = (sum_l e_l V_lj) / z.
 template <class T>
-__global__ void __launch_bounds__(cuda::kAttentionThreads)
+__global__ void __launch_bounds__(cuda::kAttentionThreads, 1)
     attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* kk, const scalar_of_t<T>* v,
                      T* o, T* e, int t, int d, int dv, scalar_of_t<T> scale, int causal) {
   using B = scalar_of_t<T>;

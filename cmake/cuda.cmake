@@ -2,8 +2,8 @@
 # self-test and benchmark. Without CUDA, the same target ids are listed as unavailable.
 target_sources(stabfuzz_core PRIVATE targets/gpu_target_ids.cc)
 # Their host-only logic, plain C++ built with or without CUDA so that the CPU tests check it:
-# launch plans and size limits.
-add_library(stabfuzz_gpu_host STATIC targets/cuda/launch_plan.cc)
+# launch plans and size limits, the cuBLAS modes' shape check and rounding emulation.
+add_library(stabfuzz_gpu_host STATIC targets/cuda/launch_plan.cc targets/cublas/gemm_modes.cc)
 target_include_directories(stabfuzz_gpu_host PUBLIC ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(stabfuzz_gpu_host PRIVATE stabfuzz_flags)
 target_link_libraries(stabfuzz_core PUBLIC stabfuzz_gpu_host)

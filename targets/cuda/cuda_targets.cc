@@ -144,29 +144,34 @@ Target cublas_target(const std::string& id, cublas::Mode mode) {
   t.kind = TargetKind::library;
   switch (mode) {
     case cublas::Mode::f32:
-      t.description = "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F (default math mode)";
+      t.description = "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F, default math mode (no TF32)";
       t.dtypes = {DType::f32};
       break;
     case cublas::Mode::tf32:
       t.description =
-          "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F_FAST_TF32: tensor cores round A and B to "
-          "TF32 (10 fraction bits) before multiplying, so 1024.5 x 1 comes out as 1025 (or 1024), "
-          "4096 f32 ulps off; judged at f32 tolerance (the format asked for), every product of "
-          "inputs with more than 11 significant bits is a finding";
+          "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F_FAST_TF32 with "
+          "CUBLAS_TF32_TENSOR_OP_MATH: "
+          "on the shapes cuBLAS runs on tensor cores, A and B are rounded to TF32 (10 fraction "
+          "bits) before multiplying, about 2^-11 of each product, thousands of f32 ulps; judged "
+          "at f32 tolerance (the format asked for), such products are findings";
       t.dtypes = {DType::f32};
       break;
     case cublas::Mode::f16_f32acc:
-      t.description = "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_32F (f32 accumulation)";
+      t.description =
+          "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_32F with "
+          "CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (f32 accumulation throughout)";
       t.dtypes = {DType::f16};
       break;
     case cublas::Mode::f16_f16acc:
       t.description =
-          "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_16F: products and sums rounded to f16 as "
-          "they accumulate; long or cancelling sums lose what f16 tolerance allows";
+          "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_16F_PEDANTIC: products and partial sums "
+          "kept in f16; long or cancelling sums lose what f16 tolerance allows";
       t.dtypes = {DType::f16};
       break;
     case cublas::Mode::bf16:
-      t.description = "cublasGemmEx, bf16 storage, CUBLAS_COMPUTE_32F";
+      t.description =
+          "cublasGemmEx, bf16 storage, CUBLAS_COMPUTE_32F with "
+          "CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (f32 accumulation throughout)";
       t.dtypes = {DType::bf16};
       break;
   }

@@ -14,8 +14,9 @@ namespace stabfuzz::cuda {
 
 // Threads per block each kernel is compiled for (__launch_bounds__ in kernels_device.cuh) and
 // launched with at most. Row kernels: 512, so that ptxas may give the DStoch instantiations up to
-// 128 registers (they use 60 to 90; 1024 threads would allow only 64). The native and DStoch
-// instantiations of a row kernel share one block size: the CESTAC run sums in the native tree.
+// 128 registers (they use 56 to 90 on sm_90; 1024 threads would allow only 64). The native and
+// DStoch instantiations of a row kernel share one block size: the CESTAC run sums in the native
+// tree.
 inline constexpr int kRowMaxThreads = 512;
 inline constexpr int kGemmSide = 16;  // gemm: kGemmSide x kGemmSide threads, one per output
 inline constexpr int kGemmThreads = kGemmSide * kGemmSide;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/core/cuda_probe.h"
+#include "stabfuzz/errors.h"
 #include "stabfuzz/gpu/cestac_core.h"
 #include "stabfuzz/params.h"
 #include "targets/cublas/gemm_cublas.h"
@@ -54,6 +55,17 @@ cuda::Problem problem_of(cuda::Kernel k, const Input& in) {
       break;
   }
   return p;
+}
+
+// Runs f; a shape over the kernel's or cuBLAS's limits (std::invalid_argument from the launch plan
+// or the shape check, before anything runs on the device) becomes an InputError naming the target.
+template <class F>
+auto sized(const std::string& id, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(id + " cannot take this input: " + e.what());
+  }
 }
 
 CestacOutput cestac_output(const cuda::DeviceCestac& d, DType dtype) {
@@ -112,13 +124,15 @@ Target cuda_target(const std::string& id, cuda::Kernel k) {
   t.description = std::string(kernel_description(k)) +
                   "; CESTAC on the device: DStoch<T, 4>, directed-rounding intrinsics";
   t.dtypes = {DType::f64, DType::f32};
-  t.native = [k](const Input& in) {
-    return cuda::run_native(k, problem_of(k, in), in.dtype == DType::f64);
+  t.native = [k, id](const Input& in) {
+    return sized(id,
+                 [&] { return cuda::run_native(k, problem_of(k, in), in.dtype == DType::f64); });
   };
-  t.cestac = [k](const Input& in, const CestacRequest& req) {
-    const cuda::DeviceCestac d =
-        cuda::run_cestac(k, problem_of(k, in), in.dtype == DType::f64, req.seed, req.stream,
-                         req.config.cancel_digits, req.config.detect);
+  t.cestac = [k, id](const Input& in, const CestacRequest& req) {
+    const cuda::DeviceCestac d = sized(id, [&] {
+      return cuda::run_cestac(k, problem_of(k, in), in.dtype == DType::f64, req.seed, req.stream,
+                              req.config.cancel_digits, req.config.detect);
+    });
     return cestac_output(d, in.dtype);
   };
   return t;
@@ -130,35 +144,42 @@ Target cublas_target(const std::string& id, cublas::Mode mode) {
   t.kind = TargetKind::library;
   switch (mode) {
     case cublas::Mode::f32:
-      t.description = "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F (default math mode)";
+      t.description = "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F, default math mode (no TF32)";
       t.dtypes = {DType::f32};
       break;
     case cublas::Mode::tf32:
       t.description =
-          "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F_FAST_TF32: tensor cores round A and B to "
-          "TF32 (10 fraction bits) before multiplying, so 1024.5 x 1 comes out as 1025 (or 1024), "
-          "4096 f32 ulps off; judged at f32 tolerance (the format asked for), every product of "
-          "inputs with more than 11 significant bits is a finding";
+          "cublasGemmEx, f32 storage, CUBLAS_COMPUTE_32F_FAST_TF32 with "
+          "CUBLAS_TF32_TENSOR_OP_MATH: "
+          "on the shapes cuBLAS runs on tensor cores, A and B are rounded to TF32 (10 fraction "
+          "bits) before multiplying, about 2^-11 of each product, thousands of f32 ulps; judged "
+          "at f32 tolerance (the format asked for), such products are findings";
       t.dtypes = {DType::f32};
       break;
     case cublas::Mode::f16_f32acc:
-      t.description = "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_32F (f32 accumulation)";
+      t.description =
+          "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_32F with "
+          "CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (f32 accumulation throughout)";
       t.dtypes = {DType::f16};
       break;
     case cublas::Mode::f16_f16acc:
       t.description =
-          "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_16F: products and sums rounded to f16 as "
-          "they accumulate; long or cancelling sums lose what f16 tolerance allows";
+          "cublasGemmEx, f16 storage, CUBLAS_COMPUTE_16F_PEDANTIC: products and partial sums "
+          "kept in f16; long or cancelling sums lose what f16 tolerance allows";
       t.dtypes = {DType::f16};
       break;
     case cublas::Mode::bf16:
-      t.description = "cublasGemmEx, bf16 storage, CUBLAS_COMPUTE_32F";
+      t.description =
+          "cublasGemmEx, bf16 storage, CUBLAS_COMPUTE_32F with "
+          "CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION (f32 accumulation throughout)";
       t.dtypes = {DType::bf16};
       break;
   }
-  t.native = [mode](const Input& in) {
-    return cublas::gemm(mode, in.args.at(0).values, in.args.at(1).values, dim(in, 0, 0),
-                        dim(in, 0, 1), dim(in, 1, 1));
+  t.native = [mode, id](const Input& in) {
+    return sized(id, [&] {
+      return cublas::gemm(mode, in.args.at(0).values, in.args.at(1).values, dim(in, 0, 0),
+                          dim(in, 0, 1), dim(in, 1, 1));
+    });
   };
   return t;  // black box: no CESTAC entry
 }

@@ -1,11 +1,13 @@
 // GPU self-test and benchmark that needs only CUDA: every kernel native and under DStoch against a
-// long-double host reference, replay, a planted cancellation, the cuBLAS modes, and the device
-// CESTAC cost (CUDA events, medians). ci/gpu-check runs it; exit status 1 when a check fails.
+// long-double host reference, replay, a planted cancellation, the cuBLAS modes against their
+// emulation, and the device CESTAC cost (CUDA events, medians). ci/gpu-check runs it; exit status 1
+// when a check fails.
 //
 //   stabfuzz_gpu_selftest [--bench OUTDIR] [--reps N]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -134,10 +136,12 @@ double normwise(const std::vector<double>& y, const std::vector<double>& ref) {
   return y.size() == ref.size() ? num / den : INFINITY;
 }
 
-void check_kernel(Kernel k, bool f64) {
-  const std::string name = std::string(stabfuzz::cuda::kernel_name(k)) + (f64 ? " f64" : " f32");
+// n: the row length of a row kernel (10000 takes the largest block, 512 threads), gemm's k.
+void check_kernel(Kernel k, bool f64, size_t n) {
+  const std::string name = std::string(stabfuzz::cuda::kernel_name(k)) + (f64 ? " f64" : " f32") +
+                           " n=" + std::to_string(n);
   std::mt19937_64 g(static_cast<uint64_t>(k) * 7 + f64);
-  const Problem p = problem(k, g, 3, k == Kernel::gemm ? 300 : 1000);
+  const Problem p = problem(k, g, 3, n);
   const auto ref = reference(k, p);
   const double tol = f64 ? 1e-12 : 1e-4;  // thousands of u: a wrong formula is off by O(1)
   const auto y = stabfuzz::cuda::run_native(k, p, f64);
@@ -176,20 +180,52 @@ void check_cancellation() {
   expect(off.counts[0] == 0, "detection off: no flags");
 }
 
+// Outputs of c outside the emulated value +- bound (targets/cublas/gemm_modes.h).
+size_t outside(const std::vector<double>& c, const stabfuzz::cublas::Emulated& e) {
+  size_t count = 0;
+  for (size_t i = 0; i < c.size(); ++i) count += !(std::fabs(c[i] - e.value[i]) <= e.bound[i]);
+  return count;
+}
+
+// The cuBLAS modes on shapes cuBLAS runs on tensor cores and operands that show their rounding
+// (tests/gpu/cublas_modes_test.cc in full): f32 keeps f32, TF32 rounds the operands (by nearest
+// or truncation: NVIDIA does not say), f16 accumulation stagnates where f32 accumulation does not.
 void check_cublas() {
-  using stabfuzz::cublas::Mode;
-  const auto tf32 = stabfuzz::cublas::gemm(Mode::tf32, {1024.5}, {1}, 1, 1, 1);
-  const auto f32 = stabfuzz::cublas::gemm(Mode::f32, {1024.5}, {1}, 1, 1, 1);
-  expect(f32[0] == 1024.5, "cuBLAS f32: 1024.5 x 1 = " + std::to_string(f32[0]));
-  expect(tf32[0] != 1024.5,
-         "cuBLAS TF32: 1024.5 x 1 = " + std::to_string(tf32[0]) + " (not 1024.5)");
+  namespace cb = stabfuzz::cublas;
+  using cb::Mode;
+  const size_t s = 256;
+  const auto a = cb::tf32_probe(s * s, 1, true), b = cb::tf32_probe(s * s, 2, true);
+  const size_t f32_off =
+      outside(cb::gemm(Mode::f32, a, b, s, s, s), cb::emulate_gemm(Mode::f32, a, b, s, s, s));
+  expect(f32_off == 0, "cuBLAS f32 " + std::to_string(s) + "^3 within the f32 bound (" +
+                           std::to_string(f32_off) + " outputs outside)");
+  const char* override_tf32 = std::getenv("NVIDIA_TF32_OVERRIDE");
+  if (override_tf32 && std::string(override_tf32) == "0") {
+    std::printf("skip TF32: NVIDIA_TF32_OVERRIDE=0\n");
+  } else {
+    // Below half of TF32's last place, nearest and truncation agree; the TF32 bound excludes f32.
+    const auto ct = cb::gemm(Mode::tf32, a, b, s, s, s);
+    const size_t tf32_off = outside(ct, cb::emulate_gemm(Mode::tf32, a, b, s, s, s));
+    expect(tf32_off == 0, "cuBLAS TF32 " + std::to_string(s) +
+                              "^3 within the TF32 emulation's bound, not f32's (" +
+                              std::to_string(tf32_off) + " outputs outside)");
+  }
+  const size_t ks = cb::kF16StagnationK, m = 64, n = 64;
+  const std::vector<double> sa(m * ks, 1.0), sb(ks * n, cb::kF16StagnationB);
+  const auto f32acc = cb::emulate_gemm(Mode::f16_f32acc, sa, sb, m, ks, n);
+  const auto c32 = cb::gemm(Mode::f16_f32acc, sa, sb, m, ks, n);
+  const auto c16 = cb::gemm(Mode::f16_f16acc, sa, sb, m, ks, n);
+  expect(outside(c32, f32acc) == 0,
+         "cuBLAS f16_f32acc on 2048 products of 1 + 7/1024: " + std::to_string(c32[0]) +
+             " (exact 2062, bound " + std::to_string(f32acc.bound[0]) + ")");
+  expect(c16[0] < f32acc.value[0] - f32acc.bound[0],
+         "cuBLAS f16_f16acc on the same: " + std::to_string(c16[0]) + " (f16 partial sums)");
   // Small integers: exact in every mode.
-  const std::vector<double> a = {1, 2, 3, 4, 5, 6}, b = {7, 8, 9, 10, 11, 12};  // [2,3] x [3,2]
+  const std::vector<double> ia = {1, 2, 3, 4, 5, 6}, ib = {7, 8, 9, 10, 11, 12};  // [2,3] x [3,2]
   const std::vector<double> want = {58, 64, 139, 154};
-  for (Mode m : stabfuzz::cublas::kAllModes)
-    expect(stabfuzz::cublas::gemm(m, a, b, 2, 3, 2) == want,
-           std::string("cuBLAS ") + stabfuzz::cublas::mode_name(m) +
-               ": [2,3] x [3,2] of integers exact");
+  for (Mode md : cb::kAllModes)
+    expect(cb::gemm(md, ia, ib, 2, 3, 2) == want,
+           std::string("cuBLAS ") + cb::mode_name(md) + ": [2,3] x [3,2] of integers exact");
 }
 
 void bench(const std::string& dir, int reps) {
@@ -255,7 +291,10 @@ int main(int argc, char** argv) {
   }
   try {
     for (Kernel k : stabfuzz::cuda::kAllKernels)
-      for (bool f64 : {false, true}) check_kernel(k, f64);
+      for (bool f64 : {false, true}) {
+        check_kernel(k, f64, k == Kernel::gemm ? 300 : 1000);
+        if (k != Kernel::gemm && k != Kernel::attention) check_kernel(k, f64, 10000);
+      }
     check_cancellation();
     check_cublas();
     if (!bench_dir.empty()) bench(bench_dir, reps);

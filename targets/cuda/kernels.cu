@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "targets/cuda/kernels.h"
 #include "targets/cuda/kernels_device.cuh"
+#include "targets/cuda/launch_plan.h"
 
 namespace stabfuzz::cuda {
 namespace {
@@ -44,119 +46,124 @@ std::vector<B> narrow(const std::vector<double>& v) {
   return out;
 }
 
+// The inputs, one owned buffer each: those already allocated are freed when a later cudaMalloc or
+// copy throws.
 template <class B>
 struct DeviceInputs {
-  std::vector<DeviceBuffer<B>*> bufs;
+  std::vector<std::unique_ptr<DeviceBuffer<B>>> bufs;
   explicit DeviceInputs(const Problem& p) {
     for (const auto& x : p.x) {
       const std::vector<B> h = narrow<B>(x);
-      bufs.push_back(new DeviceBuffer<B>(h.size()));
+      bufs.push_back(std::make_unique<DeviceBuffer<B>>(h.size()));
       if (!h.empty())
         check(cudaMemcpy(bufs.back()->p, h.data(), h.size() * sizeof(B), cudaMemcpyHostToDevice),
               "copy in");
     }
   }
-  ~DeviceInputs() {
-    for (auto* b : bufs) delete b;
-  }
   const B* operator[](size_t k) const { return bufs.at(k)->p; }
 };
 
-int next_pow2(int v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
+// The block the host launches gemm with is the one the kernel is compiled for.
+static_assert(gpu::kGemmTile == kGemmSide);
+
+template <class F>
+KernelLimits limits_of(F* kernel) {
+  cudaFuncAttributes a{};
+  check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes");
+  KernelLimits l;
+  l.max_threads = a.maxThreadsPerBlock;
+  l.static_smem = a.sharedSizeBytes;
+  l.max_dynamic_smem = static_cast<size_t>(a.maxDynamicSharedSizeBytes);
+  return l;
 }
 
-struct Plan {
-  dim3 grid, block;
-  size_t smem = 0;
-  size_t outputs = 0;
-  size_t scratch = 0;  // T values of scratch (var: the scaled row, attention: the scores)
-  int n = 0;           // row length
-};
-
-Plan plan_for(Kernel k, const Problem& p, size_t value_size) {
-  Plan pl;
-  auto need = [&](bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(std::string(kernel_name(k)) + "/cuda: " + what);
+// The limits of kernel k over its native and DStoch instantiations for base type B: both launch
+// with one plan, so that the CESTAC run follows the native kernel's reduction tree.
+template <class B>
+KernelLimits kernel_limits(Kernel k) {
+  using S = DStoch<B, kLanes>;
+  auto both = [](KernelLimits a, KernelLimits b) {
+    a.max_threads = std::min(a.max_threads, b.max_threads);
+    a.static_smem = std::max(a.static_smem, b.static_smem);
+    a.max_dynamic_smem = std::min(a.max_dynamic_smem, b.max_dynamic_smem);
+    return a;
   };
   switch (k) {
     case Kernel::softmax:
+      return both(limits_of(gpu::softmax_kernel<B>), limits_of(gpu::softmax_kernel<S>));
     case Kernel::log_softmax:
+      return both(limits_of(gpu::log_softmax_kernel<B>), limits_of(gpu::log_softmax_kernel<S>));
     case Kernel::layer_norm:
+      return both(limits_of(gpu::layer_norm_kernel<B>), limits_of(gpu::layer_norm_kernel<S>));
     case Kernel::rms_norm:
+      return both(limits_of(gpu::rms_norm_kernel<B>), limits_of(gpu::rms_norm_kernel<S>));
     case Kernel::sum:
-    case Kernel::var: {
-      need(p.x.size() == 1 && p.rows >= 1 && p.x[0].size() % p.rows == 0, "one row tensor");
-      const size_t n = p.x[0].size() / p.rows;
-      need(n >= 1 && n <= (size_t{1} << 24), "row length in [1, 2^24]");
-      need(p.rows <= 2147483647u, "too many rows");
-      pl.n = static_cast<int>(n);
-      pl.grid = dim3(static_cast<unsigned>(p.rows));
-      pl.block = dim3(static_cast<unsigned>(std::clamp(next_pow2((pl.n + 7) / 8), 32, 1024)));
-      pl.smem = 32 * (value_size + sizeof(int)) + 16;
-      pl.outputs = (k == Kernel::sum || k == Kernel::var) ? p.rows : p.rows * n;
-      pl.scratch = k == Kernel::var ? p.rows * n : 0;
-      break;
-    }
+      return both(limits_of(gpu::sum_kernel<B>), limits_of(gpu::sum_kernel<S>));
+    case Kernel::var:
+      return both(limits_of(gpu::var_kernel<B>), limits_of(gpu::var_kernel<S>));
     case Kernel::gemm:
-      need(p.x.size() == 2 && p.x[0].size() == p.m * p.k && p.x[1].size() == p.k * p.n,
-           "A [m,k], B [k,n]");
-      need(p.m >= 1 && p.n >= 1 && p.k >= 1 && p.k <= 8 * 65535, "1 <= k <= 524280");
-      pl.grid =
-          dim3(static_cast<unsigned>((p.n + 15) / 16), static_cast<unsigned>((p.m + 15) / 16));
-      pl.block = dim3(16, 16);
-      pl.outputs = p.m * p.n;
-      break;
+      return both(limits_of(gpu::gemm_kernel<B>), limits_of(gpu::gemm_kernel<S>));
     case Kernel::attention:
-      need(p.x.size() == 3 && p.x[0].size() == p.s * p.d && p.x[1].size() == p.t * p.d &&
-               p.x[2].size() == p.t * p.dv,
-           "Q [s,d], K [t,d], V [t,dv]");
-      need(p.s >= 1 && p.t >= 1 && p.d >= 1 && p.d <= 8 * 65535 && p.t <= 8 * 65535, "sizes");
-      need(!p.causal || p.s == p.t, "causal needs s = t");
-      pl.grid = dim3(static_cast<unsigned>(p.s));
-      pl.block = dim3(128);
-      pl.smem = 32 * (value_size + sizeof(int)) + 16;
-      pl.outputs = p.s * p.dv;
-      pl.scratch = p.s * p.t;
-      break;
+      return both(limits_of(gpu::attention_kernel<B>), limits_of(gpu::attention_kernel<S>));
   }
-  return pl;
+  return {};
 }
+
+DeviceLimits device_limits() {
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  auto attr = [&](cudaDeviceAttr a) {
+    int v = 0;
+    check(cudaDeviceGetAttribute(&v, a, dev), "cudaDeviceGetAttribute");
+    return v;
+  };
+  DeviceLimits d;
+  d.max_grid[0] = static_cast<unsigned>(attr(cudaDevAttrMaxGridDimX));
+  d.max_grid[1] = static_cast<unsigned>(attr(cudaDevAttrMaxGridDimY));
+  d.max_grid[2] = static_cast<unsigned>(attr(cudaDevAttrMaxGridDimZ));
+  d.max_threads_per_block = attr(cudaDevAttrMaxThreadsPerBlock);
+  d.max_smem_per_block = static_cast<size_t>(attr(cudaDevAttrMaxSharedMemoryPerBlock));
+  return d;
+}
+
+// The plan of kernel k for base type B, its values value_size bytes (B or DStoch<B, kLanes>).
+template <class B>
+Plan plan_of(Kernel k, const Problem& p, size_t value_size) {
+  return plan_for(k, p, value_size, kernel_limits<B>(k), device_limits());
+}
+
+dim3 dims(const Dims& d) { return dim3(d.x, d.y, d.z); }
 
 template <class T>
 void launch(Kernel k, const Plan& pl, const Problem& p, const DeviceInputs<gpu::scalar_of_t<T>>& in,
             T* out, T* scratch) {
   using B = gpu::scalar_of_t<T>;
+  const dim3 g = dims(pl.grid), b = dims(pl.block);
   switch (k) {
     case Kernel::softmax:
-      gpu::softmax_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n);
+      gpu::softmax_kernel<T><<<g, b, pl.smem>>>(in[0], out, pl.n);
       break;
     case Kernel::log_softmax:
-      gpu::log_softmax_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n);
+      gpu::log_softmax_kernel<T><<<g, b, pl.smem>>>(in[0], out, pl.n);
       break;
     case Kernel::layer_norm:
-      gpu::layer_norm_kernel<T>
-          <<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
+      gpu::layer_norm_kernel<T><<<g, b, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
       break;
     case Kernel::rms_norm:
-      gpu::rms_norm_kernel<T>
-          <<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
+      gpu::rms_norm_kernel<T><<<g, b, pl.smem>>>(in[0], out, pl.n, static_cast<B>(p.eps));
       break;
     case Kernel::sum:
-      gpu::sum_kernel<T><<<pl.grid, pl.block, pl.smem>>>(in[0], out, pl.n);
+      gpu::sum_kernel<T><<<g, b, pl.smem>>>(in[0], out, pl.n);
       break;
     case Kernel::var:
-      gpu::var_kernel<T>
-          <<<pl.grid, pl.block, pl.smem>>>(in[0], out, scratch, pl.n, static_cast<B>(p.unbiased));
+      gpu::var_kernel<T><<<g, b, pl.smem>>>(in[0], out, scratch, pl.n, static_cast<B>(p.unbiased));
       break;
     case Kernel::gemm:
-      gpu::gemm_kernel<T><<<pl.grid, pl.block>>>(in[0], in[1], out, static_cast<int>(p.m),
-                                                 static_cast<int>(p.k), static_cast<int>(p.n));
+      gpu::gemm_kernel<T><<<g, b>>>(in[0], in[1], out, static_cast<int>(p.m), static_cast<int>(p.k),
+                                    static_cast<int>(p.n));
       break;
     case Kernel::attention:
-      gpu::attention_kernel<T><<<pl.grid, pl.block, pl.smem>>>(
+      gpu::attention_kernel<T><<<g, b, pl.smem>>>(
           in[0], in[1], in[2], out, scratch, static_cast<int>(p.t), static_cast<int>(p.d),
           static_cast<int>(p.dv), static_cast<B>(p.scale), p.causal ? 1 : 0);
       break;
@@ -171,31 +178,27 @@ __global__ void init_states(DThreadState* st, uint64_t count, uint64_t launch_ke
     st[t] = {cestac::thread_key(launch_key, t), 0, 0, cancel_digits, cancel_bits, detect};
 }
 
-uint64_t threads_of(const Plan& pl) {
-  return uint64_t(pl.grid.x) * pl.grid.y * pl.grid.z * pl.block.x * pl.block.y * pl.block.z;
-}
-
 // g_dstoch_states is one device symbol: one DStoch launch at a time per process.
 std::mutex& dstoch_mutex() {
   static std::mutex m;
   return m;
 }
 
-void prepare_states(DeviceBuffer<DThreadState>& states, uint64_t seed, uint64_t stream,
-                    int cancel_digits, bool detect) {
+// states: one per thread of the launch; blocks: state_init_blocks of its plan.
+void prepare_states(DeviceBuffer<DThreadState>& states, unsigned blocks, uint64_t seed,
+                    uint64_t stream, int cancel_digits, bool detect) {
   int cancel_bits = static_cast<int>(cancel_digits * 3.321928 - 1);  // as cestac::Run
   if (cancel_bits < 1) cancel_bits = 1;
   const uint64_t count = states.n;
-  init_states<<<static_cast<unsigned>((count + 255) / 256), 256>>>(
-      states.p, count, cestac::stream_key(seed, stream), cancel_digits, cancel_bits,
-      detect ? 1 : 0);
+  init_states<<<blocks, kInitThreads>>>(states.p, count, cestac::stream_key(seed, stream),
+                                        cancel_digits, cancel_bits, detect ? 1 : 0);
   check(cudaGetLastError(), "state init");
   check(cudaMemcpyToSymbol(gpu::g_dstoch_states, &states.p, sizeof(states.p)), "state symbol");
 }
 
 template <class B>
 std::vector<double> native_as(Kernel k, const Problem& p) {
-  const Plan pl = plan_for(k, p, sizeof(B));
+  const Plan pl = plan_of<B>(k, p, sizeof(B));
   DeviceInputs<B> in(p);
   DeviceBuffer<B> out(pl.outputs), scratch(pl.scratch);
   launch<B>(k, pl, p, in, out.p, scratch.p);
@@ -208,7 +211,8 @@ template <class B>
 DeviceCestac cestac_as(Kernel k, const Problem& p, uint64_t seed, uint64_t stream,
                        int cancel_digits, bool detect) {
   using S = DStoch<B, kLanes>;
-  const Plan pl = plan_for(k, p, sizeof(S));
+  const Plan pl = plan_of<B>(k, p, sizeof(S));
+  const unsigned blocks = state_init_blocks(pl, device_limits());
   DeviceInputs<B> in(p);
   DeviceBuffer<S> out(pl.outputs), scratch(pl.scratch);
   DeviceCestac r;
@@ -216,7 +220,7 @@ DeviceCestac cestac_as(Kernel k, const Problem& p, uint64_t seed, uint64_t strea
   DeviceBuffer<DThreadState> states(r.threads);
   {
     std::lock_guard<std::mutex> lock(dstoch_mutex());
-    prepare_states(states, seed, stream, cancel_digits, detect);
+    prepare_states(states, blocks, seed, stream, cancel_digits, detect);
     launch<S>(k, pl, p, in, out.p, scratch.p);
     check(cudaDeviceSynchronize(), "kernel");
   }
@@ -241,71 +245,54 @@ double median(std::vector<float> v) {
              : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
 }
 
+// A CUDA event destroyed with its scope.
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { check(cudaEventCreate(&e), "event"); }
+  ~Event() { cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
 template <class B>
 KernelTiming time_as(Kernel k, const Problem& p, int reps) {
   using S = DStoch<B, kLanes>;
+  const Plan native = plan_of<B>(k, p, sizeof(B)), stoch = plan_of<B>(k, p, sizeof(S));
+  const unsigned blocks = state_init_blocks(stoch, device_limits());
   KernelTiming t;
-  cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
+  Event e0, e1;
   auto timed = [&](auto&& body) {
     std::vector<float> ms;
     for (int r = 0; r <= reps; ++r) {  // launch 0 warms up
-      check(cudaEventRecord(e0), "event record");
+      check(cudaEventRecord(e0.e), "event record");
       body();
-      check(cudaEventRecord(e1), "event record");
-      check(cudaEventSynchronize(e1), "event sync");
+      check(cudaEventRecord(e1.e), "event record");
+      check(cudaEventSynchronize(e1.e), "event sync");
       float x = 0;
-      check(cudaEventElapsedTime(&x, e0, e1), "elapsed");
+      check(cudaEventElapsedTime(&x, e0.e, e1.e), "elapsed");
       if (r > 0) ms.push_back(x);
     }
     return median(ms);
   };
   DeviceInputs<B> in(p);
   {
-    const Plan pl = plan_for(k, p, sizeof(B));
-    DeviceBuffer<B> out(pl.outputs), scratch(pl.scratch);
-    t.native_ms = timed([&] { launch<B>(k, pl, p, in, out.p, scratch.p); });
+    DeviceBuffer<B> out(native.outputs), scratch(native.scratch);
+    t.native_ms = timed([&] { launch<B>(k, native, p, in, out.p, scratch.p); });
   }
   {
-    const Plan pl = plan_for(k, p, sizeof(S));
-    DeviceBuffer<S> out(pl.outputs), scratch(pl.scratch);
-    DeviceBuffer<DThreadState> states(threads_of(pl));
+    DeviceBuffer<S> out(stoch.outputs), scratch(stoch.scratch);
+    DeviceBuffer<DThreadState> states(threads_of(stoch));
     std::lock_guard<std::mutex> lock(dstoch_mutex());
     // State initialization counts: it is part of every CESTAC launch.
     t.cestac_ms = timed([&] {
-      prepare_states(states, 1, 0, 4, true);
-      launch<S>(k, pl, p, in, out.p, scratch.p);
+      prepare_states(states, blocks, 1, 0, 4, true);
+      launch<S>(k, stoch, p, in, out.p, scratch.p);
     });
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   return t;
 }
 
 }  // namespace
-
-const char* kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::softmax:
-      return "softmax";
-    case Kernel::log_softmax:
-      return "log_softmax";
-    case Kernel::layer_norm:
-      return "layer_norm";
-    case Kernel::rms_norm:
-      return "rms_norm";
-    case Kernel::sum:
-      return "sum";
-    case Kernel::var:
-      return "var";
-    case Kernel::gemm:
-      return "gemm";
-    case Kernel::attention:
-      return "attention";
-  }
-  return "?";
-}
 
 std::vector<double> run_native(Kernel k, const Problem& p, bool f64) {
   return f64 ? native_as<double>(k, p) : native_as<float>(k, p);

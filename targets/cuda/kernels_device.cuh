@@ -2,14 +2,15 @@
 // softmax, log_softmax, layer_norm, rms_norm, sum, var, tiled gemm, one-head attention.
 //
 // Reductions err like the CPU references' pairwise sums: a row kernel runs one block per row,
-// B = clamp(2^ceil(log2(n/8)), 32, 1024) threads, each summing a contiguous chunk of
-// L = ceil(n/B) values in order, then a balanced tree (warp shuffles, then the warps' partials):
-// error <= (L - 1 + log2 B) u sum|x|, the CPU's (7 + log2(n/8)) u for n <= 8192. gemm and
-// attention's dots sum chunks of 8 products in order and combine the chunks' sums pairwise (a
-// binary counter), bound (7 + ceil(log2(k/8)) + 1) u sum|a b|. Included by kernels.cu only.
+// B = clamp(2^ceil(log2(n/8)), 32, 512) threads (launch_plan.h row_block), each summing a
+// contiguous chunk of L = ceil(n/B) values in order, then a balanced tree (warp shuffles, then the
+// warps' partials): error <= (L - 1 + log2 B) u sum|x|, the CPU's (7 + log2(n/8)) u for n <= 4096.
+// gemm and attention's dots sum chunks of 8 products in order and combine the chunks' sums pairwise
+// (a binary counter), bound (7 + ceil(log2(k/8)) + 1) u sum|a b|. Included by kernels.cu only.
 #pragma once
 
 #include "stabfuzz/gpu/dstoch.cuh"
+#include "targets/cuda/launch_plan.h"
 
 namespace stabfuzz::gpu {
 
@@ -185,7 +186,8 @@ __device__ T scale_pow2(T v, long k) {
 
 // softmax: max shift, exp, sum, division.
 template <class T>
-__global__ void softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
+    softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
   const T m = block_max<T>(
@@ -203,7 +205,8 @@ __global__ void softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
 // log_softmax: y = (x - x_k) - log1p(sum_{j != k} e^(x_j - x_k)), the sum formed around the
 // second largest x_k2 (targets/cpu/normalization.h shifted_lse).
 template <class T>
-__global__ void log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
+    log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
   auto xv = [&](int j) { return T(x[j]); };
@@ -236,7 +239,8 @@ __device__ void scaled_normalize(T* y, int n, T eps, T* sh) {
 
 // layer_norm: corrected two-pass mean (mu1, then the mean mu2 of x - mu1), both as S mean(v/S).
 template <class T>
-__global__ void layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
+    layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
   const T s = block_max<T>(
@@ -260,7 +264,8 @@ __global__ void layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_o
 }
 
 template <class T>
-__global__ void rms_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
+    rms_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
   y += static_cast<size_t>(blockIdx.x) * n;
   for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(x[j]);
@@ -269,7 +274,8 @@ __global__ void rms_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_
 
 // sum: scaled by 2^-32 first when max|x| >= 2^(emax - 32), so no partial sum overflows.
 template <class T>
-__global__ void sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
+    sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
   constexpr int kEmax = sizeof(B) == 8 ? 1023 : 127;
   const T m = block_max<T>(
@@ -284,7 +290,8 @@ __global__ void sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
 // var: corrected two-pass on data scaled by 2^k into [1, 2) (targets/cpu/reductions.h
 // VarianceStable); `w`: n values of scratch per row.
 template <class T>
-__global__ void var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of_t<T> correction) {
+__global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
+    var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of_t<T> correction) {
   SF_ROW_SETUP(T)
   w += static_cast<size_t>(blockIdx.x) * n;
   const T m = block_max<T>(
@@ -316,8 +323,8 @@ __global__ void var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of
 inline constexpr int kGemmTile = 16, kGemmChunk = 8;
 
 template <class T>
-__global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T* c, int m, int k,
-                            int n) {
+__global__ void __launch_bounds__(cuda::kGemmThreads, 1)
+    gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T* c, int m, int k, int n) {
   using B = scalar_of_t<T>;
   __shared__ B as[kGemmTile][kGemmChunk];
   __shared__ B bs[kGemmChunk][kGemmTile];
@@ -349,9 +356,9 @@ __global__ void gemm_kernel(const scalar_of_t<T>* a, const scalar_of_t<T>* b, T*
 // ---------------------------------------------------------- Scores (pairwise dot) * scale into e,
 // max shift, exp, z = sum e, O_ij = (sum_l e_l V_lj) / z.
 template <class T>
-__global__ void attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* kk,
-                                 const scalar_of_t<T>* v, T* o, T* e, int t, int d, int dv,
-                                 scalar_of_t<T> scale, int causal) {
+__global__ void __launch_bounds__(cuda::kAttentionThreads, 1)
+    attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* kk, const scalar_of_t<T>* v,
+                     T* o, T* e, int t, int d, int dv, scalar_of_t<T> scale, int causal) {
   using B = scalar_of_t<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sh = reinterpret_cast<T*>(smem_raw);

@@ -152,8 +152,14 @@ void check_kernel(Kernel k, bool f64, size_t n) {
   const auto c2 = stabfuzz::cuda::run_cestac(k, p, f64, 11, 3, 4, true);
   const auto c3 = stabfuzz::cuda::run_cestac(k, p, f64, 12, 3, 4, true);
   expect(c1.samples == c2.samples, name + " CESTAC replays from its seed");
-  expect(c1.samples != c3.samples, name + " CESTAC samples change with the seed");
   constexpr int L = stabfuzz::cuda::kLanes;
+  // Exact results (e.g. the f64 sum of 1000 f32 values near 100 needs about 34 bits) are the same
+  // sample for every rounding: only outputs with rounding noise can change with the seed.
+  bool noisy = false;
+  for (size_t o = 0; o * L < c1.samples.size(); ++o)
+    for (int i = 1; i < L; ++i) noisy |= c1.samples[o * L + i] != c1.samples[o * L];
+  expect(!noisy || c1.samples != c3.samples,
+         name + " CESTAC samples change with the seed" + (noisy ? "" : " (every output exact)"));
   std::vector<double> mean, digits;
   for (size_t o = 0; o * L < c1.samples.size(); ++o) {
     const double* s = &c1.samples[o * L];

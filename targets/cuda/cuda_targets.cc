@@ -58,18 +58,20 @@ cuda::Problem problem_of(cuda::Kernel k, const Input& in) {
 
 CestacOutput cestac_output(const cuda::DeviceCestac& d, DType dtype) {
   const int precision = dtype == DType::f64 ? 53 : 24;
-  constexpr int L = cuda::kLanes;
+  // As the CPU engine's Stoch<T, 3> (op.h, run_cestac): the mean and the noise flag of the tested
+  // lanes, the digits of every lane.
+  constexpr int L = cuda::kLanes, kTested = cestac::samples_for_lanes(L);
   CestacOutput out;
   const size_t outputs = d.samples.size() / L;
   for (size_t o = 0; o < outputs; ++o) {
     const double* s = &d.samples[o * L];
     long double m = 0;
     bool noisy = false;
-    for (int i = 0; i < L; ++i) {
+    for (int i = 0; i < kTested; ++i) {
       m += s[i];
       noisy |= !(s[i] == s[0]) && !(std::isnan(s[i]) && std::isnan(s[0]));
     }
-    out.mean.push_back(static_cast<double>(m / L));
+    out.mean.push_back(static_cast<double>(m / kTested));
     out.digits.push_back(
         cestac::detail::sample_digits(s, L, precision, cestac::detail::digit_scale(L)));
     out.noisy.push_back(noisy);

@@ -66,8 +66,8 @@ SF_HD constexpr int samples_for_lanes(int lanes) { return lanes == 4 ? 3 : lanes
 // have all tested samples equal (no pattern has lanes 0-2 alike): with independent directions
 // 1 operation in 8 would round every lane the same way and pass for exact, and a cancellation of
 // such values shows no noise at all (the naive one-pass variance then claimed full digits with
-// none correct in `stabfuzz calibrate`; the GPU self-test's {1, 1e8, -1e8} went unseen at 113 of
-// 1000 seeds).
+// none correct in `stabfuzz calibrate`; with the device's former independent directions the GPU
+// self-test's {1, 1e8, -1e8} went unseen at 113 of 1000 seeds).
 inline constexpr uint32_t kBalancedPatterns = 0xC3CA9653u;
 SF_HD constexpr uint32_t balanced_pattern(uint32_t index) {
   return (kBalancedPatterns >> (4 * (index & 7u))) & 15u;

@@ -16,6 +16,14 @@
 #include <cmath>
 #include <limits>
 
+// The transformations need every product rounded on its own: GCC contracts across statements by
+// default (-ffp-contract=fast) when the target has fma, so it is switched off here; clang's
+// default contracts only within one expression, and no expression below feeds a product to a sum.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 namespace stabfuzz::gpu::host_rounding {
 
 template <class T>
@@ -160,3 +168,7 @@ T fma(T a, T b, T c, bool up) {
 }
 
 }  // namespace stabfuzz::gpu::host_rounding
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

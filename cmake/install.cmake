@@ -13,8 +13,10 @@ set(_stabfuzz_plugin_headers cestac.h lowp.h plugin.h plugin_abi.h stoch.h stoch
 list(TRANSFORM _stabfuzz_plugin_headers PREPEND ${CMAKE_SOURCE_DIR}/include/stabfuzz/)
 install(FILES ${_stabfuzz_plugin_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz
         COMPONENT stabfuzz_dev)
-# The host/device CESTAC core (RNG, digits) that cestac.h and stoch_engine.h include.
+# The host/device CESTAC core (RNG, rounding patterns, statistics) that cestac.h and
+# stoch_engine.h include.
 install(FILES ${CMAKE_SOURCE_DIR}/include/stabfuzz/gpu/cestac_core.h
+              ${CMAKE_SOURCE_DIR}/include/stabfuzz/gpu/cestac_stats.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz/gpu COMPONENT stabfuzz_dev)
 # Compiled into every plugin (INTERFACE_SOURCES): its entry point and its own CESTAC runtime, the
 # very file stabfuzz is built from, so a plugin links no stabfuzz library.

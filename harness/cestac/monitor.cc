@@ -66,14 +66,11 @@ void record(Kind kind) {
 Run::Run(uint64_t seed, uint64_t stream, Config config)
     : saved_hot_(hot), saved_log_(std::move(thread_log())), saved_mxcsr_(get_mxcsr()) {
   hot = HotState{};
-  hot.key = stream_key(seed, stream);
-  // Word 0 of the stream (random_bits draws words 1, 2, ...).
-  hot.pattern_word = (stream_word(hot.key, 0) >> 1) | (uint64_t{1} << 63);
+  // The pattern word takes word 0 of the stream, random_bits words 1, 2, ... (cestac_core.h).
+  start_stream(hot, stream_key(seed, stream));
   hot.detect = config.detect;
   hot.cancel_digits = config.cancel_digits;
-  // A +/- can only lose k digits if the exponent drops by at least k*log2(10) - 1 bits.
-  hot.cancel_bits = static_cast<int>(std::floor(config.cancel_digits * 3.321928 - 1));
-  if (hot.cancel_bits < 1) hot.cancel_bits = 1;
+  hot.cancel_bits = cancel_bits_for(config.cancel_digits);
   hot.cancel_ratio = config.detect ? std::ldexp(1.0, -hot.cancel_bits) : 0.0;
   thread_log() = Log{};
   hot.run_mxcsr = (saved_mxcsr_ & ~kMxcsrRoundingMask) | kMxcsrRoundUp;

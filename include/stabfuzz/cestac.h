@@ -56,7 +56,8 @@ struct Config {
 };
 
 // Counter-based generator: bits = mix64(key + c * counter++), keyed by stream_key(seed, stream);
-// mix64 and stream_key are shared with the device engine (stabfuzz/gpu/cestac_core.h).
+// the generator, the rounding patterns and how operations draw them are shared with the device
+// engine (stabfuzz/gpu/cestac_core.h).
 
 struct SiteCount {
   Kind kind;
@@ -90,11 +91,11 @@ struct HotState {
   double cancel_ratio = 0x1p-14;
   // MXCSR inside the run (round toward +inf); 0 outside any run.
   uint32_t run_mxcsr = 0;
-  static constexpr uint64_t kFreshPatternWord = (stream_word(0x5eed, 0) >> 1) | (uint64_t{1} << 63);
+  static constexpr uint64_t kFreshPatternWord = fresh_bits(0x5eed, 0);
   // Random bits of the rounding patterns of four-lane operations, below a sentinel 1 bit like
   // `word`, and never fewer than 3 between operations (take_pattern_index): the operations whose
   // fast path already branches to a slow path refill it there, not inline.
-  // (A Run seeds it with word 0 of its stream.)
+  // (A Run seeds it with word 0 of its stream: start_stream.)
   uint64_t pattern_word = kFreshPatternWord;
 };
 inline thread_local HotState hot{};
@@ -133,39 +134,9 @@ class NearestScope {
 // The calling thread's instability log (slow path only).
 Log& thread_log();
 
-// Draws `n` (<= 32) random bits from the calling thread's stream.
-__attribute__((always_inline)) inline uint32_t random_bits(HotState& ts, int n) {
-  uint64_t w = ts.word;
-  if ((w >> n) == 0) [[unlikely]]  // fewer than n bits left: 63 fresh ones under the sentinel
-    w = (stream_word(ts.key, ++ts.counter) >> 1) | (uint64_t{1} << 63);
-  ts.word = w >> n;
-  return static_cast<uint32_t>(w & ((uint64_t{1} << n) - 1));
-}
-
-// The 3-bit index of a four-lane operation's rounding pattern, with no refill on this path: the
-// caller tests pattern_word_low() and refills (refill_pattern_word) in the slow path it takes
-// for other rare cases anyway, so that the inline operation holds no extra branch or call.
-__attribute__((always_inline)) inline uint32_t take_pattern_index(HotState& ts) {
-  const uint64_t w = ts.pattern_word;
-  ts.pattern_word = w >> 3;
-  return static_cast<uint32_t>(w & 7u);
-}
-// Whether fewer than 3 bits are left for the next operation.
-__attribute__((always_inline)) inline bool pattern_word_low(const HotState& ts) {
-  return (ts.pattern_word >> 3) == 0;
-}
-// 63 fresh bits under the sentinel when fewer than 3 are left (slow paths only).
-inline void refill_pattern_word(HotState& ts) {
-  if (pattern_word_low(ts))
-    ts.pattern_word = (stream_word(ts.key, ++ts.counter) >> 1) | (uint64_t{1} << 63);
-}
-// take_pattern_index for operations without a slow path: refills inline.
-__attribute__((always_inline)) inline uint32_t take_pattern_index_refill(HotState& ts) {
-  const uint32_t i = take_pattern_index(ts);
-  if (pattern_word_low(ts)) [[unlikely]]
-    refill_pattern_word(ts);
-  return i;
-}
+// The draws of rounding directions from `hot` (random_bits, take_pattern_index,
+// pattern_word_low, refill_pattern_word, take_pattern_index_refill, rounding_bits) are shared with
+// the device engine: stabfuzz/gpu/cestac_core.h.
 
 // Slow path: records one instability of `kind` at the caller's caller. Never inlined, so that
 // __builtin_return_address(0) is an address inside the inlined operation, i.e. the operator code.

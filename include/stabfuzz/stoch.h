@@ -78,7 +78,7 @@ class Stoch {
                                                          (bits >> i) & 1u);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
-      const auto m = S4::template pattern_lanes<kBalanced>(pattern);
+      const auto m = S4::template pattern_lanes<kBalancedPatterns>(pattern);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) + S4::flip(vb, m), m);
       S4::store(r.s, vr);
@@ -124,7 +124,7 @@ class Stoch {
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
-      const auto m = S4::template pattern_lanes<kBalanced>(pattern);
+      const auto m = S4::template pattern_lanes<kBalancedPatterns>(pattern);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) * vb, m);
       S4::store(r.s, vr);
@@ -169,7 +169,7 @@ class Stoch {
       if (ts.detect && flushed) detail::record_here(Kind::underflow);
     } else if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
-      const auto m = S4::template pattern_lanes<kBalanced>(pattern);
+      const auto m = S4::template pattern_lanes<kBalancedPatterns>(pattern);
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto vr = S4::flip(S4::flip(va, m) / vb, m);
       S4::store(r.s, vr);
@@ -280,7 +280,8 @@ class Stoch {
         const detail::Vexp4Parts p = detail::vexp4_parts(x);
         if constexpr (std::is_same_v<T, double>) {
           using S4 = detail::Simd4<double>;
-          const auto m = S4::template pattern_lanes<kBalanced>(take_pattern_index_refill(ts));
+          const auto m =
+              S4::template pattern_lanes<kBalancedPatterns>(take_pattern_index_refill(ts));
           const auto sum =
               S4::flip(S4::flip((typename S4::V)p.hi, m) + S4::flip((typename S4::V)p.t, m), m);
           S4::store(r.s, S4::flip(S4::flip(sum, m) * (typename S4::V)p.scale,
@@ -432,20 +433,9 @@ class Stoch {
  private:
   static SF_ALWAYS_INLINE HotState& hot_state() { return hot; }
 
-  // The rounding directions of one operation, bit i set when lane i rounds up. Four lanes (N = 3
-  // and 4): two lanes round up and two down, in one of the six such patterns picked at random
-  // (0011 and 1100 twice, so that a uniform 3-bit draw leaves each lane up with probability 1/2).
-  // Each lane is still a random-rounding run on its own, but an inexact result can never have
-  // all samples equal: with independent directions 1 operation in 8 would round every lane the
-  // same way and pass for exact, and a cancellation of such values shows no noise at all (the
-  // naive one-pass variance then claimed full digits with none correct in `stabfuzz calibrate`).
-  static constexpr uint32_t kBalanced = 0xC3CA9653u;
+  // Rounding directions, bit i set: lane i rounds down (shared with the device engine).
   static SF_ALWAYS_INLINE uint32_t rounding_bits(HotState& ts) {
-    if constexpr (kLanes == 4) {
-      return (kBalanced >> (4 * take_pattern_index_refill(ts))) & 15u;
-    } else {
-      return random_bits(ts, kLanes);
-    }
+    return cestac::rounding_bits(ts, kLanes);
   }
   template <class U>
   static SF_ALWAYS_INLINE T nearest(U v) {

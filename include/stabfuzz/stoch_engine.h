@@ -1,5 +1,5 @@
-// The engine behind Stoch: random rounding, error-free transformations, digit statistics, SIMD
-// kernels and the noinline slow paths that record instabilities. Included by stabfuzz/stoch.h.
+// The engine behind Stoch: SIMD kernels, the vector exp and the noinline slow paths that record
+// instabilities at their sites. Included by stabfuzz/stoch.h.
 #pragma once
 
 #include <immintrin.h>
@@ -22,8 +22,11 @@
 
 namespace stabfuzz::cestac {
 
-// student_tau, digit_scale, zero_from_moments and digits_from_moments live in
-// stabfuzz/gpu/cestac_core.h, shared with the device engine.
+// The lane count, the rounding patterns and their draws, random_round and random_perturb, the
+// lane predicates, student_tau, digit_scale, the computational-zero test, the digit estimator and
+// the cancellation rule live in stabfuzz/gpu/cestac_core.h and cestac_stats.h, shared with the
+// device engine (DStoch); this file holds what only the CPU engine does (SIMD, MXCSR, the slow
+// paths that record sites).
 
 namespace detail {
 
@@ -31,223 +34,30 @@ template <class T>
 using Bits = std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
 
 template <class T>
-constexpr int kMantBits = std::numeric_limits<T>::digits - 1;
-
-// Biased exponent field of |x| (0 for zero and subnormals).
-template <class T>
-SF_ALWAYS_INLINE int exponent_field(T x) {
-  return static_cast<int>(
-      (std::bit_cast<Bits<T>>(x) >> kMantBits<T>)&(std::is_same_v<T, double> ? 0x7ff : 0xff));
-}
-
-// r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf:
-// the result moves to r's neighbour on e's side when that is the chosen directed rounding.
-// Branch-free (integer selects): the direction is random, so a branch would mispredict half the
-// time. NaN or zero e never moves.
-template <class T>
-SF_ALWAYS_INLINE T random_round(T r, T e, uint32_t up) {
-  using B = Bits<T>;
-  constexpr B kSign = B{1} << (sizeof(B) * 8 - 1);
-  const B rb = std::bit_cast<B>(r), eb = std::bit_cast<B>(e);
-  // Infinite r never moves: every sample of an overflow agrees on inf, as in round to nearest.
-  const bool move = (up ? (e > 0) : (e < 0)) &
-                    ((rb & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity()));
-  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);  // away from zero: +1 ulp
-  B stepped = rb + same_sign + same_sign - 1;                    // else -1 ulp
-  stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;             // 0: smallest subnormal
-  // Nor does a finite r step to inf: rounding up past the largest finite value would make one
-  // sample overflow where round to nearest does not (softplus(DBL_MAX) is DBL_MAX, not inf).
-  const bool stays_finite =
-      (stepped & ~kSign) < std::bit_cast<B>(std::numeric_limits<T>::infinity());
-  return std::bit_cast<T>((move && stays_finite) ? stepped : rb);
-}
-
-// A result whose exact side is unknown (libm's double functions, within ~1 ulp): kept with
-// probability 1/2, else moved one ulp up or down at random. Its spread matches random rounding's.
-// Results libm returns exactly at special points (0, +-1: exp(-huge), log(1), erf(huge),
-// tanh(huge)) are kept: moving them would flip a sign or leave the function's range.
-template <class T>
-SF_ALWAYS_INLINE T random_perturb(T r, uint32_t bits2) {
-  const T dir = (bits2 & 2u) ? T(1) : T(-1);
-  const bool special = r == T(0) || r == T(1) || r == T(-1);
-  return random_round(r, ((bits2 & 1u) && !special) ? dir : T(0), (bits2 & 2u) ? 1u : 0u);
-}
-
-// Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)
-// implies sqrt(N)|mean| > tau sigma for N = 3 (and for every larger N); exact values pass it.
-template <int N, class T>
-SF_ALWAYS_INLINE bool clearly_nonzero(const T* s) {
-  T mn = s[0], mx = s[0];
-  for (int i = 1; i < N; ++i) {
-    mn = s[i] < mn ? s[i] : mn;
-    mx = s[i] > mx ? s[i] : mx;
-  }
-  return std::fabs(s[0]) > T(4.05) * (mx - mn);
-}
-
-template <class T>
 SF_ALWAYS_INLINE T two_sum_err(T a, T b, T s) {
   const T bb = s - a;
   return (a - (s - bb)) + (b - bb);
 }
 
-template <int N, class T>
-SF_ALWAYS_INLINE bool all_finite(const T* s) {
-  T acc = 0;
-  for (int i = 0; i < N; ++i) acc += s[i] - s[i];  // NaN as soon as one sample is not finite
-  return acc == 0;
-}
-
-template <int N, class T>
-SF_ALWAYS_INLINE bool all_equal(const T* s) {
-  bool eq = true;
-  for (int i = 1; i < N; ++i) eq &= (s[i] == s[0]);
-  return eq;
-}
-
-// computational_zero for samples whose squares leave the double range: scale by a power of two.
-template <int N, class T>
-bool computational_zero_scaled(const T* s) {
-  long double m = 0;
-  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
-  if (m == 0) return true;
-  if (!std::isfinite(m)) return false;
-  const long double scale = std::ldexp(1.0L, -std::ilogb(m));
-  long double mean = 0;
-  for (int i = 0; i < N; ++i) mean += s[i] * scale;
-  mean /= N;
-  long double ss = 0;
-  for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
-  return N * (N - 1) * mean * mean <= student_tau(N) * student_tau(N) * ss;
-}
-
-// Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(N)|mean| <= tau * sigma.
-template <int N, class T>
-SF_ALWAYS_INLINE bool computational_zero(const T* s) {
-  using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
-  W mean = 0;
-  for (int i = 0; i < N; ++i) mean += static_cast<W>(s[i]);
-  mean /= N;
-  W ss = 0;
-  for (int i = 0; i < N; ++i) {
-    const W d = static_cast<W>(s[i]) - mean;
-    ss += d * d;
-  }
-  constexpr W kTau2 = static_cast<W>(student_tau(N) * student_tau(N));
-  // N mean^2 <= tau^2 ss / (N - 1); a tie of exact zeros (mean == 0, ss == 0) is a zero too.
-  const W lhs = N * (N - 1) * mean * mean;
-  const W rhs = kTau2 * ss;
-  // Squares of |values| beyond ~1e+-150 over- or underflow in double: rescale (rare path).
-  if (!(lhs <= W(1e300) && rhs <= W(1e300)) || (lhs < W(1e-280) && rhs < W(1e-280)))
-    return computational_zero_scaled<N>(s);
-  return lhs <= rhs;
-}
-
-// Number of exact significant decimal digits of the samples' mean: log10(|mean| / (kappa sigma)),
-// capped at the format's precision; 0 for a computational zero; the full precision when all
-// samples agree. kappa: detail::digit_scale (stabfuzz/gpu/cestac_core.h).
-template <int N, class T>
-double digits(const T* s, int precision = std::numeric_limits<T>::digits,
-              double kappa = digit_scale(N)) {
-  const double full = -std::log10(std::ldexp(1.0, -precision));
-  bool any_nonfinite = false;
-  for (int i = 0; i < N; ++i) any_nonfinite |= !std::isfinite(s[i]);
-  if (any_nonfinite) return all_equal<N>(s) && !std::isnan(s[0]) ? full : 0.0;
-  if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
-  if (computational_zero<N>(s)) return 0.0;
-  long double m = 0;
-  for (int i = 0; i < N; ++i) m = std::fmax(m, std::fabs(static_cast<long double>(s[i])));
-  const long double scale = std::ldexp(1.0L, -std::ilogb(m));  // squares stay in range
-  long double mean = 0;
-  for (int i = 0; i < N; ++i) mean += s[i] * scale;
-  mean /= N;
-  long double ss = 0;
-  for (int i = 0; i < N; ++i) ss += (s[i] * scale - mean) * (s[i] * scale - mean);
-  return digits_from_moments<long double>(N, mean, ss, kappa, full);
-}
-
 // ---- slow paths: reached only when an instability is possible ---------------------------------
 
-// Where a NaN or Inf is born, and whether the samples disagree on it. `a`, `b`: the operands
-// (nullptr when absent).
+// Records each instability kind of `flags` (cestac::DeviceFlag bits, numbered as Kind) at `site`.
+inline void record_flags(uint32_t flags, uintptr_t site) {
+  for (int k = 0; k < kDeviceFlagKinds; ++k)
+    if ((flags >> k) & 1u) record_at(static_cast<Kind>(k), site);
+}
+
+// Where a NaN or Inf is born, and whether the samples disagree on it (cestac::classify_nonfinite).
+// `a`, `b`: the operands (b nullptr when absent).
 template <int N, class T>
 void classify_nonfinite(const T* r, const T* a, const T* b, uintptr_t site) {
-  bool div = false;
-  for (int i = 1; i < N; ++i) {
-    const bool fi = std::isfinite(r[i]), f0 = std::isfinite(r[0]);
-    div |= (fi != f0) || (!fi && !(r[i] == r[0]) && !(std::isnan(r[i]) && std::isnan(r[0])));
-  }
-  if (div) record_at(Kind::nonfinite_divergence, site);
-  bool ops_finite = true, ops_nan = false, res_inf = false, res_nan = false;
-  for (int i = 0; i < N; ++i) {
-    for (const T* op : {a, b}) {
-      if (!op) continue;
-      ops_finite &= std::isfinite(op[i]);
-      ops_nan |= std::isnan(op[i]);
-    }
-    res_inf |= std::isinf(r[i]);
-    res_nan |= std::isnan(r[i]);
-  }
-  if (ops_finite && res_inf) record_at(Kind::overflow, site);
-  if (!ops_nan && res_nan) record_at(Kind::invalid_operation, site);
+  record_flags(cestac::classify_nonfinite(r, a, b, N), site);
 }
 
-// The square of 10^digits without the logarithm: N (N - 1) mean^2 / (tau^2 ss), clamped to
-// [1, 4^precision] (1 for a computational zero or non-finite samples, 4^precision when all samples
-// agree). The samples are scaled by the power of two of their largest magnitude, built from its
-// exponent bits (no libm call: this runs for every + or - with a large exponent drop), and the
-// moments are taken around the first sample, exactly when the samples are within a factor 2
-// (Sterbenz), as the shared code does (gpu/cestac_core.h, scaled_moments).
-template <int N, class T>
-SF_ALWAYS_INLINE double accuracy_ratio_sq(const T* s, int precision) {
-  const double full2 = std::bit_cast<double>(static_cast<uint64_t>(1023 + 2 * precision) << 52);
-  if (all_equal<N>(s)) return s[0] == 0 || !std::isfinite(s[0]) ? 1.0 : full2;
-  double m = 0;
-  for (int i = 0; i < N; ++i) {
-    const double v = std::fabs(static_cast<double>(s[i]));
-    m = v > m ? v : m;
-  }
-  if (!(m <= std::numeric_limits<double>::max())) return 1.0;
-  const auto e = static_cast<int>(std::bit_cast<uint64_t>(m) >> 52);  // biased exponent of m
-  // 2^(1023 - e), exact; subnormal m (e = 0) and e = 2046 fall outside the bit construction.
-  const double scale = e >= 1 && e <= 2045
-                           ? std::bit_cast<double>(static_cast<uint64_t>(2046 - e) << 52)
-                           : std::ldexp(1.0, -std::ilogb(m));
-  const double ref = static_cast<double>(s[0]) * scale;
-  double md = 0;
-  for (int i = 0; i < N; ++i) md += static_cast<double>(s[i]) * scale - ref;
-  md *= 1.0 / N;  // a statistic: one rounding more does not matter, a division's latency does
-  double ss = 0;
-  for (int i = 0; i < N; ++i) {
-    const double d = (static_cast<double>(s[i]) * scale - ref) - md;
-    ss += d * d;
-  }
-  if (ss == 0) return full2;
-  const double mean = ref + md;
-  constexpr double kTau2 = student_tau(N) * student_tau(N);
-  const double c2 = N * (N - 1) * mean * mean / (kTau2 * ss);
-  return c2 < 1 ? 1.0 : (c2 > full2 ? full2 : c2);
-}
-
-// 10^digits without the logarithm: sqrt(N)|mean| / (tau sigma), clamped to [1, 2^precision].
-template <int N, class T>
-double accuracy_ratio(const T* s, int precision) {
-  return std::sqrt(accuracy_ratio_sq<N>(s, precision));
-}
-
-// Cancellation: min(digits(a), digits(b)) - digits(r) >= k, compared as squared ratios (no log10
-// or square root on a path that runs for every + with a large exponent drop).
+// Cancellation or a non-finite result of a + or - (detail::sum_flags), recorded at `site`.
 template <int N, class T>
 void check_sum_at(const T* a, const T* b, const T* r, int precision, uintptr_t site) {
-  if (!all_finite<N>(r)) return classify_nonfinite<N>(r, a, b, site);
-  if (all_equal<N>(r)) return;  // no noise in the result: nothing was lost
-  double ten_2k = 1;
-  for (int i = 0; i < hot.cancel_digits; ++i) ten_2k *= 100;
-  // The result first: when it keeps nearly all the format's digits, no operand can have k more.
-  const double rr = ten_2k * accuracy_ratio_sq<N>(r, precision);
-  if (rr > std::bit_cast<double>(static_cast<uint64_t>(1023 + 2 * precision) << 52)) return;
-  if (accuracy_ratio_sq<N>(a, precision) >= rr && accuracy_ratio_sq<N>(b, precision) >= rr)
-    record_at(Kind::cancellation, site);
+  if (const uint32_t f = sum_flags<N>(a, b, r, precision, hot.cancel_digits)) record_flags(f, site);
 }
 
 template <int N, class T>
@@ -273,31 +83,16 @@ SF_ALWAYS_INLINE T flip_if(T v, uint32_t down) {
   return std::bit_cast<T>(std::bit_cast<B>(v) ^ (down ? kSign : B{0}));
 }
 
-// Directed rounding sends an overflowing sample to inf (up) or to the largest finite value
-// (down). CESTAC keeps round to nearest's answer for overflow instead: a result that overflows in
-// round to nearest is inf in every sample, one that does not stays finite in every sample, so
-// that samples never disagree on an overflow only because of the rounding direction.
-// `op(i)` recomputes sample i in round to nearest; `finite_operands(i)` says whether its operands
-// were all finite (an infinite operand makes an infinite result exact).
+// Keeps round to nearest's answer for samples at overflow (detail::settle_sample): `op(i)`
+// recomputes sample i in round to nearest; `finite_operands(i)` says whether its operands were all
+// finite (an infinite operand makes an infinite result exact).
 template <int L, class T, class Op, class Finite>
 SF_SLOW_PATH void settle_overflow(T* r, Op op, Finite finite_operands) {
   NearestScope nearest;
   for (int i = 0; i < L; ++i) {
     if (!(std::fabs(r[i]) >= std::numeric_limits<T>::max()) || !finite_operands(i)) continue;
-    const T n = op(i);  // rounded down, an overflow is the largest finite value: look at RN
-    r[i] = std::isinf(n)
-               ? n
-               : (std::isinf(r[i]) ? std::copysign(std::numeric_limits<T>::max(), r[i]) : r[i]);
+    r[i] = settle_sample(r[i], op(i));  // rounded down, an overflow is the largest finite value
   }
-}
-
-// Whether a sample is NaN, infinite or the largest finite value (where directed rounding and
-// round to nearest may disagree on overflow): the entry test of settle_overflow.
-template <int L, class T>
-SF_ALWAYS_INLINE bool any_at_overflow(const T* s) {
-  bool any = false;
-  for (int i = 0; i < L; ++i) any |= !(std::fabs(s[i]) < std::numeric_limits<T>::max());
-  return any;
 }
 
 // The float nearest to v (ties to even) whatever the thread's rounding mode: constants of an

@@ -70,18 +70,20 @@ auto sized(const std::string& id, F&& f) {
 
 CestacOutput cestac_output(const cuda::DeviceCestac& d, DType dtype) {
   const int precision = dtype == DType::f64 ? 53 : 24;
-  constexpr int L = cuda::kLanes;
+  // As the CPU engine's Stoch<T, 3> (op.h, run_cestac): the mean and the noise flag of the tested
+  // lanes, the digits of every lane.
+  constexpr int L = cuda::kLanes, kTested = cestac::samples_for_lanes(L);
   CestacOutput out;
   const size_t outputs = d.samples.size() / L;
   for (size_t o = 0; o < outputs; ++o) {
     const double* s = &d.samples[o * L];
     long double m = 0;
     bool noisy = false;
-    for (int i = 0; i < L; ++i) {
+    for (int i = 0; i < kTested; ++i) {
       m += s[i];
       noisy |= !(s[i] == s[0]) && !(std::isnan(s[i]) && std::isnan(s[0]));
     }
-    out.mean.push_back(static_cast<double>(m / L));
+    out.mean.push_back(static_cast<double>(m / kTested));
     out.digits.push_back(
         cestac::detail::sample_digits(s, L, precision, cestac::detail::digit_scale(L)));
     out.noisy.push_back(noisy);
@@ -98,15 +100,16 @@ const char* kernel_description(cuda::Kernel k) {
       return "CUDA, one block per row: argmax and runner-up (block argmax), y = (x - x_k) - "
              "log1p(e^((x_k2 - x_k) + log sum_{j != k} e^(x_j - x_k2)))";
     case cuda::Kernel::layer_norm:
-      return "CUDA, one block per row: corrected two-pass mean as S mean(x/S), scaled variance";
+      return "CUDA, one block per row: corrected two-pass mean as 2^-k mean(x 2^k) (2^k max|x| in "
+             "[1, 2)), scaled variance (the CPU reference's algorithm)";
     case cuda::Kernel::rms_norm:
       return "CUDA, one block per row: x / (S sqrt(mean((x/S)^2) + (eps/S)/S))";
     case cuda::Kernel::sum:
       return "CUDA, one block per row: chunks in order, warp-shuffle tree; scaled by 2^-32 near "
              "overflow";
     case cuda::Kernel::var:
-      return "CUDA, one block per row: corrected two-pass variance (shifted mean) on data scaled "
-             "into [1, 2)";
+      return "CUDA, one block per row: corrected two-pass variance (shifted mean, its rounding "
+             "error subtracted before squaring) on data scaled into [1, 2), as the CPU reference";
     case cuda::Kernel::gemm:
       return "CUDA, 16x16 output tiles, k in shared-memory chunks of 8 summed in order, chunk "
              "sums combined pairwise";

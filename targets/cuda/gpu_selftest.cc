@@ -1,7 +1,7 @@
 // GPU self-test and benchmark that needs only CUDA: every kernel native and under DStoch against a
-// long-double host reference, replay, a planted cancellation, the cuBLAS modes against their
-// emulation, and the device CESTAC cost (CUDA events, medians). ci/gpu-check runs it; exit status 1
-// when a check fails.
+// long-double host reference, replay, a planted cancellation at 1000 seeds, the device's sum
+// samples against their host replay, the cuBLAS modes against their emulation, and the device
+// CESTAC cost (CUDA events, medians). ci/gpu-check runs it; exit status 1 when a check fails.
 //
 //   stabfuzz_gpu_selftest [--bench OUTDIR] [--reps N]
 #include <algorithm>
@@ -17,6 +17,7 @@
 
 #include "stabfuzz/gpu/cestac_core.h"
 #include "targets/cublas/gemm_cublas.h"
+#include "targets/cuda/host_row.h"
 #include "targets/cuda/kernels.h"
 
 namespace {
@@ -175,16 +176,59 @@ void check_kernel(Kernel k, bool f64, size_t n) {
   expect(med >= (f64 ? 12 : 5), name + " CESTAC median digits " + std::to_string(med));
 }
 
+// The self-test's planted cancellation at seeds 1-1000: with balanced rounding patterns the tested
+// lanes of (1 - 1e8) never all round alike, so the last + shows its noise at every seed.
 void check_cancellation() {
   Problem p;
   p.x = {{1, 1e8, -1e8}};  // f32: (1 - 1e8) + 1e8 in the tree; the exact sum is 1
-  const auto c = stabfuzz::cuda::run_cestac(Kernel::sum, p, false, 1, 0, 4, true);
-  const double d = stabfuzz::cestac::detail::sample_digits(c.samples.data(), 4, 24, 0.35);
-  expect(d < 1, "sum f32 of {1, 1e8, -1e8}: CESTAC digits " + std::to_string(d) + " < 1");
-  expect(c.counts[0] > 0, "sum f32 of {1, 1e8, -1e8}: cancellation flagged by " +
-                              std::to_string(c.counts[0]) + " thread(s)");
+  int flagged = 0, no_digits = 0;
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+    const auto c = stabfuzz::cuda::run_cestac(Kernel::sum, p, false, seed, 0, 4, true);
+    flagged += c.counts[0] > 0;
+    no_digits += stabfuzz::cestac::detail::sample_digits(c.samples.data(), 4, 24, 0.35) < 1;
+  }
+  expect(no_digits == 1000, "sum f32 of {1, 1e8, -1e8}: CESTAC digits < 1 at " +
+                                std::to_string(no_digits) + "/1000 seeds");
+  expect(flagged == 1000, "sum f32 of {1, 1e8, -1e8}: cancellation flagged at " +
+                              std::to_string(flagged) + "/1000 seeds");
   const auto off = stabfuzz::cuda::run_cestac(Kernel::sum, p, false, 1, 0, 4, false);
   expect(off.counts[0] == 0, "detection off: no flags");
+}
+
+// The device's sum samples and flags are the host replay's (targets/cuda/host_row.h: DStoch as
+// host code, each thread of the block with its own stream): the same patterns, the same directed
+// roundings, bit for bit.
+template <class B>
+bool replay_matches(const Problem& p, uint64_t seed, uint64_t stream) {
+  using S = stabfuzz::gpu::DStoch<B, 4>;
+  const auto c = stabfuzz::cuda::run_cestac(Kernel::sum, p, sizeof(B) == 8, seed, stream, 4, true);
+  const std::vector<B> x(p.x[0].begin(), p.x[0].end());
+  stabfuzz::gpu::HostRow<S> row(static_cast<int>(x.size()),
+                                stabfuzz::cestac::stream_key(seed, stream));
+  S y;
+  stabfuzz::gpu::sum_row(row, x.data(), &y);
+  const uint32_t flags = row.flags();
+  bool same = c.samples.size() == 4;
+  for (int i = 0; same && i < 4; ++i)
+    same = (std::isnan(y.s[i]) && std::isnan(c.samples[i])) || double(y.s[i]) == c.samples[i];
+  for (int k = 0; k < stabfuzz::cestac::kDeviceFlagKinds; ++k)
+    same &= (c.counts[k] > 0) == (((flags >> k) & 1u) != 0);
+  return same;
+}
+
+void check_replay() {
+  std::mt19937_64 g(9);
+  for (bool f64 : {false, true})
+    for (size_t n : {3, 100, 1000, 5000}) {
+      Problem p;
+      p.x = {n == 3 ? std::vector<double>{1, 1e8, -1e8} : normals(g, n, 3, 1e4)};
+      int same = 0;
+      for (uint64_t seed = 1; seed <= 20; ++seed)
+        same += f64 ? replay_matches<double>(p, seed, 5) : replay_matches<float>(p, seed, 5);
+      expect(same == 20, std::string("sum ") + (f64 ? "f64" : "f32") + " n=" + std::to_string(n) +
+                             ": device samples and flags = host replay at " + std::to_string(same) +
+                             "/20 seeds");
+    }
 }
 
 // Outputs of c outside the emulated value +- bound (targets/cublas/gemm_modes.h).
@@ -346,6 +390,7 @@ int main(int argc, char** argv) {
         if (k != Kernel::gemm && k != Kernel::attention) check_kernel(k, f64, 10000);
       }
     check_cancellation();
+    check_replay();
     check_cublas();
     if (!bench_dir.empty()) bench(bench_dir, reps);
   } catch (const std::exception& e) {

@@ -172,10 +172,10 @@ void launch(Kernel k, const Plan& pl, const Problem& p, const DeviceInputs<gpu::
 }
 
 __global__ void init_states(DThreadState* st, uint64_t count, uint64_t launch_key,
-                            int cancel_digits, int cancel_bits, int detect) {
+                            int cancel_digits, int detect) {
   const uint64_t t = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
   if (t < count)
-    st[t] = {cestac::thread_key(launch_key, t), 0, 0, cancel_digits, cancel_bits, detect};
+    st[t] = gpu::make_thread_state(cestac::thread_key(launch_key, t), cancel_digits, detect != 0);
 }
 
 // g_dstoch_states is one device symbol: one DStoch launch at a time per process.
@@ -187,11 +187,9 @@ std::mutex& dstoch_mutex() {
 // states: one per thread of the launch; blocks: state_init_blocks of its plan.
 void prepare_states(DeviceBuffer<DThreadState>& states, unsigned blocks, uint64_t seed,
                     uint64_t stream, int cancel_digits, bool detect) {
-  int cancel_bits = static_cast<int>(cancel_digits * 3.321928 - 1);  // as cestac::Run
-  if (cancel_bits < 1) cancel_bits = 1;
   const uint64_t count = states.n;
   init_states<<<blocks, kInitThreads>>>(states.p, count, cestac::stream_key(seed, stream),
-                                        cancel_digits, cancel_bits, detect ? 1 : 0);
+                                        cancel_digits, detect ? 1 : 0);
   check(cudaGetLastError(), "state init");
   check(cudaMemcpyToSymbol(gpu::g_dstoch_states, &states.p, sizeof(states.p)), "state symbol");
 }

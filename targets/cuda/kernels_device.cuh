@@ -1,5 +1,7 @@
 // CUDA reference kernels, each written once over its scalar type (float, double, DStoch<...>):
-// softmax, log_softmax, layer_norm, rms_norm, sum, var, tiled gemm, one-head attention.
+// softmax, log_softmax, layer_norm, rms_norm, sum, var, tiled gemm, one-head attention. The row
+// math of layer_norm, rms_norm, sum and var is the CPU references' (targets/cuda/row_kernels.h,
+// host-compilable and tested against them on the CPU); this file gives it the block's reductions.
 //
 // Reductions err like the CPU references' pairwise sums: a row kernel runs one block per row,
 // B = clamp(2^ceil(log2(n/8)), 32, 512) threads (launch_plan.h row_block), each summing a
@@ -11,6 +13,7 @@
 
 #include "stabfuzz/gpu/dstoch.cuh"
 #include "targets/cuda/launch_plan.h"
+#include "targets/cuda/row_kernels.h"
 
 namespace stabfuzz::gpu {
 
@@ -148,30 +151,30 @@ __device__ T pairwise_terms(int n, F term) {
   return acc.result();
 }
 
+// The block's collective steps for the row algorithms of row_kernels.h (its Row).
 template <class T>
-__device__ __forceinline__ T square(const T& v) {  // 0 for a (computational) zero, as on the CPU
-  return v == T(0) ? T(0) : v * v;
-}
-template <class T>
-__device__ __forceinline__ double first_sample(const T& v) {
-  if constexpr (std::is_arithmetic<T>::value)
-    return v;
-  else
-    return v.s[0];
-}
-// v * 2^k in representable steps (targets/cpu/reductions.h scale_pow2): exact unless the result
-// over- or underflows, rounded once at the end.
-template <class T>
-__device__ T scale_pow2(T v, long k) {
-  using B = scalar_of_t<T>;
-  constexpr long kHi = sizeof(B) == 8 ? 1023 : 127, kLo = sizeof(B) == 8 ? -1074 : -149;
-  while (k > kHi || k < kLo) {
-    const long step = k > kHi ? (k - kHi < kHi ? k - kHi : kHi) : (k - kLo > kLo ? k - kLo : kLo);
-    v = v * T(static_cast<B>(ldexp(1.0, static_cast<int>(step))));
-    k -= step;
+struct DeviceRow {
+  int n;
+  T* sh;  // >= 32 T of shared memory
+  template <class F>
+  __device__ void each(F f) {
+    const Span sp = chunk_of(n);
+    for (int j = sp.lo; j < sp.hi; ++j) f(j);
   }
-  return v * T(static_cast<B>(ldexp(1.0, static_cast<int>(k))));
-}
+  template <class F>
+  __device__ T sum(F f) {
+    return block_sum<T>(n, f, sh);
+  }
+  template <class F>
+  __device__ T max(F f) {
+    return block_max<T>(n, f, sh);
+  }
+  __device__ void sync() { __syncthreads(); }
+  template <class F>
+  __device__ void leader(F f) {
+    if (threadIdx.x == 0) f();
+  }
+};
 
 // ---- row kernels: one block per row
 // ---------------------------------------------------------------
@@ -222,100 +225,45 @@ __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
   for (int j = sp.lo; j < sp.hi; ++j) y[j] = (T(x[j]) - T(x[k])) - l;
 }
 
-// y = c / (S sqrt(mean((c/S)^2) + (eps/S)/S)), S = max(max|c|, sqrt eps); c in y, in place.
-template <class T>
-__device__ void scaled_normalize(T* y, int n, T eps, T* sh) {
-  const Span sp = chunk_of(n);
-  const T m = block_max<T>(
-      n, [&](int j) { return fabs(y[j]); }, sh);
-  const T r = sqrt(eps);
-  const T s = m > r ? m : r;
-  const T q = block_sum<T>(
-                  n, [&](int j) { return square(y[j] / s); }, sh) /
-              T(double(n));
-  const T sigma = s * sqrt(q + (eps / s) / s);
-  for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] / sigma;
-}
-
-// layer_norm: corrected two-pass mean (mu1, then the mean mu2 of x - mu1), both as S mean(v/S).
+// layer_norm, rms_norm, sum, var: the CPU references' algorithms (row_kernels.h).
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
+  (void)sp;
   y += static_cast<size_t>(blockIdx.x) * n;
-  const T s = block_max<T>(
-      n, [&](int j) { return fabs(T(x[j])); }, sh);
-  if (s == T(0)) {  // a zero row: y = 0
-    for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(0);
-    return;
-  }
-  const T nn = T(double(n));
-  const T mu1 = (block_sum<T>(
-                     n, [&](int j) { return T(x[j]) / s; }, sh) /
-                 nn) *
-                s;
-  for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(x[j]) - mu1;
-  const T mu2 = (block_sum<T>(
-                     n, [&](int j) { return y[j] / s; }, sh) /
-                 nn) *
-                s;
-  for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] - mu2;
-  scaled_normalize(y, n, T(eps), sh);
+  DeviceRow<T> row{n, sh};
+  layer_norm_row(row, x, y, T(eps));
 }
 
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     rms_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {
   SF_ROW_SETUP(T)
+  (void)sp;
   y += static_cast<size_t>(blockIdx.x) * n;
-  for (int j = sp.lo; j < sp.hi; ++j) y[j] = T(x[j]);
-  scaled_normalize(y, n, T(eps), sh);
+  DeviceRow<T> row{n, sh};
+  rms_norm_row(row, x, y, T(eps));
 }
 
-// sum: scaled by 2^-32 first when max|x| >= 2^(emax - 32), so no partial sum overflows.
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     sum_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
-  constexpr int kEmax = sizeof(B) == 8 ? 1023 : 127;
-  const T m = block_max<T>(
-      n, [&](int j) { return fabs(T(x[j])); }, sh);
-  const bool guard = m >= T(B(ldexp(1.0, kEmax - 32)));
-  const T down = T(B(0x1p-32)), up = T(B(0x1p32));
-  const T s = block_sum<T>(
-      n, [&](int j) { return guard ? T(x[j]) * down : T(x[j]); }, sh);
-  if (threadIdx.x == 0) y[blockIdx.x] = guard ? s * up : s;
+  (void)sp;
+  DeviceRow<T> row{n, sh};
+  sum_row(row, x, y + blockIdx.x);
 }
 
-// var: corrected two-pass on data scaled by 2^k into [1, 2) (targets/cpu/reductions.h
-// VarianceStable); `w`: n values of scratch per row.
+// `w`: n values of scratch per row.
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     var_kernel(const scalar_of_t<T>* x, T* y, T* w, int n, scalar_of_t<T> correction) {
   SF_ROW_SETUP(T)
+  (void)sp;
   w += static_cast<size_t>(blockIdx.x) * n;
-  const T m = block_max<T>(
-      n, [&](int j) { return fabs(T(x[j])); }, sh);
-  if (m == T(0)) {
-    if (threadIdx.x == 0) y[blockIdx.x] = T(0);
-    return;
-  }
-  const long k = -static_cast<long>(ilogb(first_sample(m)));  // m is an input: exact
-  for (int j = sp.lo; j < sp.hi; ++j) w[j] = scale_pow2(T(x[j]), k);
-  __syncthreads();
-  const T x0 = w[0];
-  const T nn = T(double(n));
-  const T mean = x0 + block_sum<T>(
-                          n, [&](int j) { return w[j] - x0; }, sh) /
-                          nn;
-  for (int j = sp.lo; j < sp.hi; ++j) w[j] = w[j] - mean;
-  const T s1 = block_sum<T>(
-      n, [&](int j) { return w[j]; }, sh);
-  const T s2 = block_sum<T>(
-      n, [&](int j) { return square(w[j]); }, sh);
-  T v = (s2 - square(s1) / nn) / T(double(n) - double(correction));
-  v = (v + fabs(v)) * T(B(0.5));  // max(v, 0) sample by sample
-  if (threadIdx.x == 0) y[blockIdx.x] = scale_pow2(v, -2 * k);
+  DeviceRow<T> row{n, sh};
+  var_row(row, x, w, y + blockIdx.x, correction);
 }
 
 // ---- gemm: 16 x 16 output tiles, k in shared-memory chunks of 8

@@ -1,25 +1,32 @@
-// CESTAC logic shared by the CPU engine (Stoch) and the device type (DStoch): RNG, rounding choice,
-// digit statistics and instability flags, as __host__ __device__ code.
+// CESTAC logic shared by the CPU engine (Stoch) and the device type (DStoch), as
+// __host__ __device__ code: the RNG, the lane count, the rounding patterns and how an operation
+// draws them, the rounding of elementary-function results and the instability flags. The
+// statistics (computational zero, digits, cancellation) follow in cestac_stats.h.
 //
-// This header compiles without nvcc (clang host code, tested on the CPU by
-// tests/cestac/cestac_core_test.cc): SF_HD expands to __host__ __device__ only under a CUDA
-// compiler. Everything here is plain arithmetic on float/double/long double, no std:: calls that
-// device code lacks (the global ::log10, ::sqrt, ::fabs exist on both sides).
+// This header compiles without nvcc (clang and gcc host code, tested on the CPU by
+// tests/cestac/cestac_core_test.cc and dstoch_host_test.cc): SF_HD expands to __host__ __device__
+// only under a CUDA compiler. Everything here is plain arithmetic on float/double/long double, no
+// std:: calls that device code lacks (the global ::log10, ::sqrt, ::fabs exist on both sides).
+// Arithmetic whose rounding matters goes through fp:: (below), so that nvcc's default -fmad=true
+// cannot contract it into an fma on the device.
 #pragma once
 
 #include <math.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #if defined(__CUDACC__)
 #define SF_HD __host__ __device__ __forceinline__
+#define SF_HD_INLINE __host__ __device__ __forceinline__
 #else
 #define SF_HD inline
+#define SF_HD_INLINE __attribute__((always_inline)) inline
 #endif
 
 namespace stabfuzz::cestac {
 
-// ---- RNG: counter-based, keyed, so a run (or a launch) replays bit for bit from its seed
-// ---------
+// ---- RNG: counter-based, keyed, so a run (or a launch) replays bit for bit from its seed ------
 
 // SplitMix64's finalizer: a bijection with full avalanche, enough to drive rounding choices.
 SF_HD constexpr uint64_t mix64(uint64_t z) {
@@ -31,162 +38,269 @@ SF_HD constexpr uint64_t mix64(uint64_t z) {
 SF_HD constexpr uint64_t stream_key(uint64_t seed, uint64_t stream) {
   return mix64(seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL) ^ mix64(~stream);
 }
-// The k-th 64-bit word of a stream: what the CPU's HotState draws as it counts (random_bits).
+// The k-th 64-bit word of a stream.
 SF_HD constexpr uint64_t stream_word(uint64_t key, uint64_t k) {
   return mix64(key + 0x9e3779b97f4a7c15ULL * k);
 }
-// The key of one device thread of a launch: distinct threads get unrelated streams, and the
-// counter (one word per operation) runs inside each.
+// The key of one device thread of a launch: distinct threads get unrelated streams.
 SF_HD constexpr uint64_t thread_key(uint64_t launch_key, uint64_t thread) {
   return mix64(launch_key ^ mix64(thread * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL));
 }
 
-// ---- rounding choice ----------------------------------------------------------------------------
-// Lane i of a random word rounds toward +inf when bit i is set, else toward -inf (the CPU flips
-// signs to round down; the device picks the _rd intrinsic). Elementary functions take two bits per
-// lane: bit 1 the direction, bit 0 whether to move at all (random_perturb).
-SF_HD constexpr bool lane_rounds_up(uint64_t word, int lane) { return (word >> lane) & 1u; }
-SF_HD constexpr unsigned lane_bits2(uint64_t word, int lane) {
-  return static_cast<unsigned>((word >> (2 * lane)) & 3u);
+// ---- lanes and rounding patterns: one definition for both engines ------------------------------
+// Both engines compute every value in four lanes by default and test three of them: the CPU's
+// Stoch<T, 3> holds 4 lanes (one SIMD vector), the device's DStoch<T, 4> holds 4. The digit count
+// reads all four lanes (digit_scale(4)); the computational-zero, cancellation, comparison and
+// non-finite tests read the first three (tau = student_tau(3) = 4.303), as CADNA's N = 3.
+inline constexpr int kDefaultLanes = 4;
+inline constexpr int kDefaultSamples = 3;
+// Lanes computed for N tested samples (CPU: Stoch<T, N>) and samples tested in L lanes (device:
+// DStoch<T, L>); the two are inverse on the default and the identity elsewhere.
+SF_HD constexpr int lanes_for_samples(int n) { return n == 3 ? 4 : n; }
+SF_HD constexpr int samples_for_lanes(int lanes) { return lanes == 4 ? 3 : lanes; }
+
+// The rounding directions of one four-lane operation: two lanes round up and two down, in one of
+// the six such patterns picked by a 3-bit index (0011 and 1100 twice, so that a uniform index
+// leaves each lane down with probability 1/2); bit i set: lane i rounds toward -inf (+, -, x, /,
+// sqrt, fma). Each lane is still a random-rounding run on its own, but an inexact result can never
+// have all tested samples equal (no pattern has lanes 0-2 alike): with independent directions
+// 1 operation in 8 would round every lane the same way and pass for exact, and a cancellation of
+// such values shows no noise at all (the naive one-pass variance then claimed full digits with
+// none correct in `stabfuzz calibrate`; with the device's former independent directions the GPU
+// self-test's {1, 1e8, -1e8} went unseen at 113 of 1000 seeds).
+inline constexpr uint32_t kBalancedPatterns = 0xC3CA9653u;
+SF_HD constexpr uint32_t balanced_pattern(uint32_t index) {
+  return (kBalancedPatterns >> (4 * (index & 7u))) & 15u;
+}
+SF_HD constexpr bool lane_bit(uint32_t bits, int lane) { return (bits >> lane) & 1u; }
+
+// 63 fresh random bits of word k under a sentinel 1 bit: what the draws below consume.
+SF_HD constexpr uint64_t fresh_bits(uint64_t key, uint64_t k) {
+  return (stream_word(key, k) >> 1) | (uint64_t{1} << 63);
 }
 
-// ---- digit statistics ---------------------------------------------------------------------------
-
-// Student's t quantile t_{N-1, 0.975}: the confidence interval CESTAC's digit count rests on
-// (beta = 0.95). tau = 4.303 for N = 3.
-SF_HD constexpr double student_tau(int n) {
-  constexpr double kTable[] = {0,     0,     12.706, 4.303, 3.182, 2.776, 2.571,
-                               2.447, 2.365, 2.306,  2.262, 2.228, 2.201};
-  return n < 13 ? kTable[n] : 2.2;
+// ---- draws from a thread's stream -------------------------------------------------------------
+// A stream state is any struct with `uint64_t key, counter, word, pattern_word` (the CPU's
+// HotState, the device's DThreadState): `word` feeds random_bits, `pattern_word` the pattern
+// indices, both below a sentinel 1 bit, refilled from words 1, 2, ... of the stream in the order
+// they run out (the pattern word starts with word 0). Given the same key and the same sequence of
+// operations, both engines draw the same bits.
+template <class S>
+SF_HD void start_stream(S& st, uint64_t key) {
+  st.key = key;
+  st.counter = 0;
+  st.word = 1;  // empty: the first random_bits takes word 1
+  st.pattern_word = fresh_bits(key, 0);
 }
+
+// Draws `n` (<= 32) random bits (elementary functions: two per lane).
+template <class S>
+SF_HD_INLINE uint32_t random_bits(S& ts, int n) {
+  uint64_t w = ts.word;
+  if (__builtin_expect((w >> n) == 0, 0)) w = fresh_bits(ts.key, ++ts.counter);
+  ts.word = w >> n;
+  return static_cast<uint32_t>(w & ((uint64_t{1} << n) - 1));
+}
+
+// The 3-bit index of a four-lane operation's rounding pattern, with no refill on this path: the
+// CPU tests pattern_word_low() and refills (refill_pattern_word) in the slow path it takes for
+// other rare cases anyway, so that the inline operation holds no extra branch or call. The effect
+// on the stream is take_pattern_index_refill's.
+template <class S>
+SF_HD_INLINE uint32_t take_pattern_index(S& ts) {
+  const uint64_t w = ts.pattern_word;
+  ts.pattern_word = w >> 3;
+  return static_cast<uint32_t>(w & 7u);
+}
+// Whether fewer than 3 bits are left for the next operation.
+template <class S>
+SF_HD_INLINE bool pattern_word_low(const S& ts) {
+  return (ts.pattern_word >> 3) == 0;
+}
+// 63 fresh bits under the sentinel when fewer than 3 are left.
+template <class S>
+SF_HD void refill_pattern_word(S& ts) {
+  if (pattern_word_low(ts)) ts.pattern_word = fresh_bits(ts.key, ++ts.counter);
+}
+template <class S>
+SF_HD_INLINE uint32_t take_pattern_index_refill(S& ts) {
+  const uint32_t i = take_pattern_index(ts);
+  if (__builtin_expect(pattern_word_low(ts), 0)) refill_pattern_word(ts);
+  return i;
+}
+// The rounding directions of one operation on `lanes` lanes, bit i set when lane i rounds down:
+// a balanced pattern for four lanes, independent bits otherwise.
+template <class S>
+SF_HD_INLINE uint32_t rounding_bits(S& ts, int lanes) {
+  return lanes == 4 ? balanced_pattern(take_pattern_index_refill(ts)) : random_bits(ts, lanes);
+}
+
+// The exponent drop (bits) that sends a + or - to the cancellation test: a +/- can only lose k
+// digits if the exponent drops by at least k log2(10) - 1 bits (both engines, from cancel_digits).
+SF_HD int cancel_bits_for(int cancel_digits) {
+  const int bits = static_cast<int>(floor(cancel_digits * 3.321928 - 1));
+  return bits < 1 ? 1 : bits;
+}
+
+// ---- formats and arithmetic that nvcc may not contract ------------------------------------------
+template <class T>
+struct FloatBits;
+template <>
+struct FloatBits<double> {
+  using U = uint64_t;
+  static constexpr U kSign = U{1} << 63, kInf = 0x7ff0000000000000ULL;
+  static constexpr int kMant = 52, kExpMask = 0x7ff, kPrecision = 53, kEmin = -1022;
+  static constexpr double kMax = 1.7976931348623157e308;
+};
+template <>
+struct FloatBits<float> {
+  using U = uint32_t;
+  static constexpr U kSign = U{1} << 31, kInf = 0x7f800000u;
+  static constexpr int kMant = 23, kExpMask = 0xff, kPrecision = 24, kEmin = -126;
+  static constexpr float kMax = 3.40282347e38f;
+};
+
+SF_HD uint64_t to_bits(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(x));
+#else
+  uint64_t b;
+  __builtin_memcpy(&b, &x, sizeof b);
+  return b;
+#endif
+}
+SF_HD uint32_t to_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__float_as_int(x));
+#else
+  uint32_t b;
+  __builtin_memcpy(&b, &x, sizeof b);
+  return b;
+#endif
+}
+template <class T>
+SF_HD T from_bits(typename FloatBits<T>::U b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8)
+    return __longlong_as_double(static_cast<long long>(b));
+  else
+    return __int_as_float(static_cast<int>(b));
+#else
+  T x;
+  __builtin_memcpy(&x, &b, sizeof x);
+  return x;
+#endif
+}
+
+// a + b, a - b, a x b, a / b rounded by the format's default (round to nearest on the device; the
+// thread's mode on the host, where the CPU engine runs parts of its statistics in a run's round
+// toward +inf), never contracted into an fma: nvcc contracts a * b + c by default (-fmad=true).
+namespace fp {
+#if defined(__CUDA_ARCH__)
+SF_HD float add(float a, float b) { return __fadd_rn(a, b); }
+SF_HD double add(double a, double b) { return __dadd_rn(a, b); }
+SF_HD float sub(float a, float b) { return __fsub_rn(a, b); }
+SF_HD double sub(double a, double b) { return __dsub_rn(a, b); }
+SF_HD float mul(float a, float b) { return __fmul_rn(a, b); }
+SF_HD double mul(double a, double b) { return __dmul_rn(a, b); }
+SF_HD float div(float a, float b) { return __fdiv_rn(a, b); }
+SF_HD double div(double a, double b) { return __ddiv_rn(a, b); }
+#else
+template <class T>
+SF_HD_INLINE T add(T a, T b) {
+  return a + b;
+}
+template <class T>
+SF_HD_INLINE T sub(T a, T b) {
+  return a - b;
+}
+template <class T>
+SF_HD_INLINE T mul(T a, T b) {
+  return a * b;
+}
+template <class T>
+SF_HD_INLINE T div(T a, T b) {
+  return a / b;
+}
+#endif
+}  // namespace fp
 
 namespace detail {
 
-// kappa of digits = log10(|mean| / (kappa sigma)). The classical CESTAC bound takes kappa =
-// tau / sqrt(N), a 95% lower confidence bound on the digits: it underclaims by more than one digit
-// about a third of the time with 3 samples (the true error of the mean is usually far below the
-// bound). digit_scale centres the estimate instead for 4 samples, the default (Stoch<T, 3>
-// computes 4 in one vector; DStoch<T, 4> computes 4 too).
-SF_HD constexpr double digit_scale(int n) {
-  // 0.35: chosen among 0.15-1.0 at seed 1 of `stabfuzz calibrate --runs 250`, with independent
-  // rounding directions. With balanced lanes (two up, two down: Stoch::rounding_bits) and the
-  // variance's correction applied before squaring, unchanged: `stabfuzz calibrate` (2400 cases)
-  // agrees within one digit in 95.8/95.8/96.8/96.6/95.5% at seeds 1-5, overclaims 0.4/0.3/0.3/
-  // 0.3/0.3%. Gaussian theory for 4 independent samples caps agreement near 95% for any kappa.
-  constexpr double kSqrt[] = {1,          1,          1.41421356, 1.73205081, 2,
-                              2.23606798, 2.44948974, 2.64575131, 2.82842712, 3,
-                              3.16227766, 3.31662479, 3.46410162, 3.60555128, 3.74165739,
-                              3.87298335, 4};
-  return n == 4 ? 0.35 : student_tau(n) / kSqrt[n < 16 ? n : 16];
-}
-
-// Computational zero (CADNA) from the samples' moments: C <= 0, i.e. sqrt(N)|mean| <= tau sigma,
-// written N (N - 1) mean^2 <= tau^2 ss (ss = sum of squared deviations): no division, and a tie
-// of exact zeros (mean = 0, ss = 0) is a zero too. W: the width the moments were computed in.
-template <class W>
-SF_HD bool zero_from_moments(int n, W mean, W ss) {
-  const W tau = static_cast<W>(student_tau(n));
-  return static_cast<W>(n) * static_cast<W>(n - 1) * mean * mean <= tau * tau * ss;
-}
-
-// Digits of the mean from its moments: log10(|mean| / (kappa sigma)) clamped to [0, full].
-template <class W>
-SF_HD double digits_from_moments(int n, W mean, W ss, double kappa, double full) {
-  const W sigma = sqrt(ss / static_cast<W>(n - 1));
-  const double c = static_cast<double>(log10(fabs(mean) / (static_cast<W>(kappa) * sigma)));
-  return c < 0 ? 0.0 : (c > full ? full : c);
-}
-
-// Mean and sum of squared deviations of the samples scaled by 2^-ilogb(m), m = max |s_i| > 0
-// finite (so squares stay in range), in double: the device has no long double. The deviations are
-// taken from the first sample, exactly when samples are within a factor 2 (Sterbenz), so samples a
-// few ulps apart keep their spread instead of drowning in the rounding of the mean.
+// Biased exponent field of |x| (0 for zero and subnormals).
 template <class T>
-SF_HD void scaled_moments(const T* s, int n, double m, double& mean, double& ss) {
-  const double scale = ldexp(1.0, -ilogb(m));  // exact
-  const double ref = static_cast<double>(s[0]) * scale;
-  double md = 0;
-  for (int i = 0; i < n; ++i) md += static_cast<double>(s[i]) * scale - ref;
-  md /= n;
-  ss = 0;
-  for (int i = 0; i < n; ++i) {
-    const double d = (static_cast<double>(s[i]) * scale - ref) - md;
-    ss += d * d;
-  }
-  mean = ref + md;
+SF_HD_INLINE int exponent_field(T x) {
+  return static_cast<int>((to_bits(x) >> FloatBits<T>::kMant) & FloatBits<T>::kExpMask);
 }
 
-// Digits of `n` samples (device and host): full precision when all agree (0 for all zeros),
-// 0 for non-finite disagreement or a computational zero. Moments in double (float samples) or
-// double scaled by the largest magnitude's power of two (so squares stay in range).
+// ---- rounding of results whose exact side is known or not -------------------------------------
+
+// r = RN(x) with exact error x - r of sign e. `up` picks rounding toward +inf, else toward -inf:
+// the result moves to r's neighbour on e's side when that is the chosen directed rounding.
+// Branch-free (integer selects): the direction is random, so a branch would mispredict half the
+// time. NaN or zero e never moves; an infinite r never moves (every sample of an overflow agrees
+// on inf, as in round to nearest), nor does a finite r step to inf (rounding up past the largest
+// finite value would make one sample overflow where round to nearest does not).
 template <class T>
-SF_HD double sample_digits(const T* s, int n, int precision, double kappa) {
-  const double full = -log10(ldexp(1.0, -precision));
-  bool all_equal = true, any_nonfinite = false;
-  double m = 0;
-  for (int i = 0; i < n; ++i) {
-    all_equal &= s[i] == s[0];
-    any_nonfinite |= !isfinite(static_cast<double>(s[i]));
-    const double a = fabs(static_cast<double>(s[i]));
-    m = a > m ? a : m;
-  }
-  if (any_nonfinite) return all_equal && !isnan(static_cast<double>(s[0])) ? full : 0.0;
-  if (all_equal) return s[0] == 0 ? 0.0 : full;
-  double mean, ss;
-  scaled_moments(s, n, m, mean, ss);
-  if (zero_from_moments(n, mean, ss)) return 0.0;
-  return digits_from_moments(n, mean, ss, kappa, full);
+SF_HD_INLINE T random_round(T r, T e, uint32_t up) {
+  using B = typename FloatBits<T>::U;
+  constexpr B kSign = FloatBits<T>::kSign, kInf = FloatBits<T>::kInf;
+  const B rb = to_bits(r), eb = to_bits(e);
+  const bool move = (up ? (e > 0) : (e < 0)) & ((rb & ~kSign) < kInf);
+  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);  // away from zero: +1 ulp
+  B stepped = rb + same_sign + same_sign - 1;                    // else -1 ulp
+  stepped = (r == 0) ? ((eb & kSign) | 1) : stepped;             // 0: smallest subnormal
+  const bool stays_finite = (stepped & ~kSign) < kInf;
+  return from_bits<T>((move && stays_finite) ? stepped : rb);
 }
 
-// Whether samples form a computational zero (scaled moments, as above).
+// A result whose exact side is unknown (libm's, within ~1 ulp): kept with probability 1/2, else
+// moved one ulp up or down at random (bits2: bit 0 move, bit 1 up). Its spread matches random
+// rounding's. Results libm returns exactly at special points (0, +-1: exp(-huge), log(1),
+// erf(huge), tanh(huge)) are kept: moving them would flip a sign or leave the function's range.
 template <class T>
-SF_HD bool sample_zero(const T* s, int n) {
-  double m = 0;
-  for (int i = 0; i < n; ++i) {
-    const double a = fabs(static_cast<double>(s[i]));
-    m = a > m ? a : m;
-  }
-  if (m == 0) return true;
-  if (!(m <= 1.79769313486231570815e308)) return false;  // inf or NaN: not a zero
-  double mean, ss;
-  scaled_moments(s, n, m, mean, ss);
-  return zero_from_moments(n, mean, ss);
+SF_HD_INLINE T random_perturb(T r, uint32_t bits2) {
+  const T dir = (bits2 & 2u) ? T(1) : T(-1);
+  const bool special = r == T(0) || r == T(1) || r == T(-1);
+  return random_round(r, ((bits2 & 1u) && !special) ? dir : T(0), (bits2 & 2u) ? 1u : 0u);
 }
 
-// 10^digits without the logarithm: sqrt(N)|mean| / (tau sigma), clamped to [1, 2^precision]
-// (1 for a computational zero or non-finite samples, 2^precision when all samples agree). The
-// cancellation test compares these ratios.
-template <class T>
-SF_HD double sample_accuracy_ratio(const T* s, int n, int precision) {
-  const double full = ldexp(1.0, precision);
-  bool all_equal = true;
-  double m = 0;
-  for (int i = 0; i < n; ++i) {
-    all_equal &= s[i] == s[0];
-    const double a = fabs(static_cast<double>(s[i]));
-    m = a > m ? a : m;
-  }
-  if (all_equal) return s[0] == 0 || !isfinite(static_cast<double>(s[0])) ? 1.0 : full;
-  if (!(m <= 1.79769313486231570815e308)) return 1.0;
-  double mean, ss;
-  scaled_moments(s, n, m, mean, ss);
-  if (ss == 0) return full;
-  const double c = sqrt(n * (n - 1) * mean * mean / ss) / student_tau(n);
-  return c < 1 ? 1.0 : (c > full ? full : c);
+// A float sample of an elementary function evaluated in double (w): rounded to float toward the
+// side of w chosen by `up` (double's result decides the side of the exact value).
+SF_HD_INLINE float round_wide_to_float(double w, uint32_t up) {
+  const float x = static_cast<float>(w);
+  return random_round(x, static_cast<float>(fp::sub(w, static_cast<double>(x))), up);
 }
 
-// Cancellation (CADNA's k-digit rule): min(digits(a), digits(b)) - digits(r) >= k, as ratios.
+// ---- lane predicates ----------------------------------------------------------------------------
+template <int N, class T>
+SF_HD_INLINE bool all_finite(const T* s) {
+  T acc = 0;
+  for (int i = 0; i < N; ++i) acc = fp::add(acc, fp::sub(s[i], s[i]));  // NaN unless all finite
+  return acc == 0;
+}
+template <int N, class T>
+SF_HD_INLINE bool all_equal(const T* s) {
+  bool eq = true;
+  for (int i = 1; i < N; ++i) eq &= (s[i] == s[0]);
+  return eq;
+}
+// Whether a sample is NaN, infinite or the largest finite value (where directed rounding and
+// round to nearest may disagree on overflow): the entry test of the overflow settling.
+template <int L, class T>
+SF_HD_INLINE bool any_at_overflow(const T* s) {
+  bool any = false;
+  for (int i = 0; i < L; ++i) any |= !(fabs(s[i]) < FloatBits<T>::kMax);
+  return any;
+}
+// Directed rounding sends an overflowing sample to inf (up) or to the largest finite value
+// (down). CESTAC keeps round to nearest's answer `nearest` for overflow instead: a result that
+// overflows in round to nearest is inf in every sample, one that does not stays finite in every
+// sample, so that samples never disagree on an overflow only because of the direction. Applies
+// to a sample at overflow (|r| >= max) whose operands were finite.
 template <class T>
-SF_HD bool sample_cancellation(const T* a, const T* b, const T* r, int n, int precision,
-                               int cancel_digits) {
-  bool all_equal = true;
-  for (int i = 1; i < n; ++i) all_equal &= r[i] == r[0];
-  if (all_equal) return false;  // no noise in the result: nothing was lost
-  double ten_k = 1;
-  for (int i = 0; i < cancel_digits; ++i) ten_k *= 10;
-  const double ra = sample_accuracy_ratio(a, n, precision);
-  const double rb = sample_accuracy_ratio(b, n, precision);
-  return (ra < rb ? ra : rb) >= ten_k * sample_accuracy_ratio(r, n, precision);
+SF_HD_INLINE T settle_sample(T r, T nearest) {
+  return isinf(nearest) ? nearest : (isinf(r) ? copysign(FloatBits<T>::kMax, r) : r);
 }
 
 }  // namespace detail
@@ -195,6 +309,7 @@ SF_HD bool sample_cancellation(const T* a, const T* b, const T* r, int n, int pr
 // One bit per instability kind, numbered as cestac::Kind (cestac.h; a static_assert in
 // targets/cuda/cuda_targets.cc keeps the two in step). A device thread ORs the kinds it met into
 // one word; the launch's words are reduced on the host into counts per kind (threads that met it).
+// The CPU engine records the same bits at the operation's site (detail::record_flags).
 enum DeviceFlag : uint32_t {
   kFlagCancellation = 1u << 0,
   kFlagUnstableMultiplication = 1u << 1,
@@ -216,21 +331,20 @@ SF_HD void reduce_flags(const uint32_t* flags, uint64_t n, Count* counts) {
     for (int k = 0; k < kDeviceFlagKinds; ++k) counts[k] += (flags[t] >> k) & 1u;
 }
 
-// Where a non-finite result came from (samples r of operands a, b; b may be null): divergence
-// when the samples disagree on finiteness or on which non-finite value; overflow when finite
-// operands gave an inf; invalid when non-NaN operands gave a NaN.
+// Where a non-finite result came from (the first n samples of r and of operands a, b; b may be
+// null): divergence when the samples disagree on finiteness or on which non-finite value; overflow
+// when finite operands gave an inf; invalid when non-NaN operands gave a NaN.
 template <class T>
 SF_HD uint32_t classify_nonfinite(const T* r, const T* a, const T* b, int n) {
   uint32_t f = 0;
   bool ops_finite = true, ops_nan = false, res_inf = false, res_nan = false;
   for (int i = 0; i < n; ++i) {
-    const bool fi = isfinite(static_cast<double>(r[i])), f0 = isfinite(static_cast<double>(r[0]));
-    const bool nan_i = isnan(static_cast<double>(r[i])), nan_0 = isnan(static_cast<double>(r[0]));
+    const bool fi = isfinite(r[i]), f0 = isfinite(r[0]);
+    const bool nan_i = isnan(r[i]), nan_0 = isnan(r[0]);
     if ((fi != f0) || (!fi && !(r[i] == r[0]) && !(nan_i && nan_0))) f |= kFlagNonfiniteDivergence;
-    ops_finite &=
-        isfinite(static_cast<double>(a[i])) && (!b || isfinite(static_cast<double>(b[i])));
-    ops_nan |= isnan(static_cast<double>(a[i])) || (b && isnan(static_cast<double>(b[i])));
-    res_inf |= isinf(static_cast<double>(r[i]));
+    ops_finite &= isfinite(a[i]) && (!b || isfinite(b[i]));
+    ops_nan |= isnan(a[i]) || (b && isnan(b[i]));
+    res_inf |= isinf(r[i]);
     res_nan |= nan_i;
   }
   if (ops_finite && res_inf) f |= kFlagOverflow;
@@ -239,3 +353,5 @@ SF_HD uint32_t classify_nonfinite(const T* r, const T* a, const T* b, int n) {
 }
 
 }  // namespace stabfuzz::cestac
+
+#include "stabfuzz/gpu/cestac_stats.h"

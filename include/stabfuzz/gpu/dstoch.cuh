@@ -1,34 +1,69 @@
-// DStoch<T, N>: the CESTAC scalar on the device. N samples of float or double, each rounded up
-// or down at random by the per-instruction directed-rounding intrinsics.
+// DStoch<T, L>: the CESTAC scalar on the device. L lanes (samples) of float or double, each
+// rounded up or down by the per-instruction directed-rounding intrinsics.
 //
-// The rounding direction of every sample of every operation comes from a counter-based stream
-// keyed by (seed, stream, thread): thread_key(launch key, linear thread id), one 64-bit word per
-// operation (stabfuzz/gpu/cestac_core.h, the same mix as the CPU engine), so a launch replays bit
-// for bit from its seed whatever the scheduling. Each thread's counter, key and instability flags
-// live in a per-thread slot of global memory (g_dstoch_states, set before each launch); the host
-// reduces the flag words after the launch. Compiled by nvcc only; build with -fmad=false and
-// never --use_fast_math (contraction or approximate math would change what a sample computes).
+// DStoch<T, 4> is the device twin of the CPU engine's default Stoch<T, 3>: the same four lanes,
+// the same balanced rounding patterns drawn the same way from the same kind of stream, the same
+// instability tests on the same three lanes (cestac_core.h, cestac_stats.h; DStoch<T, L> for
+// L != 4 mirrors Stoch<T, L>). Each thread's stream is keyed by thread_key(launch key, linear
+// thread id), so a launch replays bit for bit from its seed whatever the scheduling; its state
+// (stream, flags) lives in a per-thread slot of global memory (g_dstoch_states, set before each
+// launch) and the host reduces the flag words after the launch.
+//
+// Compiled by nvcc for the device, and as plain host code by any C++ compiler (no __CUDACC__):
+// the intrinsics then come from stabfuzz/gpu/dstoch_host.h (exact, in round to nearest) and the
+// state from the calling host thread (HostThread), which is how tests compare the two engines.
+// Every floating-point operation whose rounding matters is an intrinsic or goes through
+// cestac::fp::, so nvcc's default contraction (-fmad=true) cannot change what a sample computes;
+// never build it with --use_fast_math.
 #pragma once
 
-#include <cuda_runtime.h>
 #include <stdint.h>
 
 #include <type_traits>
 
 #include "stabfuzz/gpu/cestac_core.h"
 
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define SF_DEV __device__ __forceinline__
+#define SF_DEV_FN __device__
+#else
+#include <cmath>
+
+#include "stabfuzz/gpu/dstoch_host.h"
+#define SF_DEV inline
+#define SF_DEV_FN
+#endif
+
 namespace stabfuzz::gpu {
 
-// One device thread's CESTAC state (one slot per thread of a launch).
+// One device thread's CESTAC state (one slot per thread of a launch). The stream fields are the
+// CPU's HotState's (cestac::start_stream and the draws work on both).
 struct DThreadState {
   uint64_t key;
   uint64_t counter;
+  uint64_t word;          // random bits of elementary functions, below a sentinel 1 bit
+  uint64_t pattern_word;  // rounding-pattern indices, below a sentinel 1 bit
+  double cancel_ratio;    // a +/- with |r| < cancel_ratio max(|a|, |b|) is tested (0: never)
   uint32_t flags;         // cestac::DeviceFlag bits met by this thread
   int32_t cancel_digits;  // k of the cancellation rule
-  int32_t cancel_bits;    // exponent drop that sends a +/- to the cancellation test
+  int32_t cancel_bits;    // exponent drop that sends a +/- to the cancellation test (L != 4)
   int32_t detect;         // instability detection on
 };
 
+// The state of a thread whose stream is keyed by `key`, as cestac::Run sets up the CPU's.
+SF_HD DThreadState make_thread_state(uint64_t key, int cancel_digits, bool detect) {
+  DThreadState st{};
+  cestac::start_stream(st, key);
+  st.flags = 0;
+  st.cancel_digits = cancel_digits;
+  st.cancel_bits = cestac::cancel_bits_for(cancel_digits);
+  st.detect = detect ? 1 : 0;
+  st.cancel_ratio = detect ? ldexp(1.0, -st.cancel_bits) : 0.0;
+  return st;
+}
+
+#if defined(__CUDACC__)
 // The launch's state slots, indexed by linear thread id (set by the host before each launch).
 __device__ DThreadState* g_dstoch_states;
 
@@ -40,10 +75,6 @@ __device__ __forceinline__ uint64_t linear_thread_id() {
   return block * (uint64_t(blockDim.x) * blockDim.y * blockDim.z) + in_block;
 }
 __device__ __forceinline__ DThreadState& dstate() { return g_dstoch_states[linear_thread_id()]; }
-// One random word per operation: bit i rounds sample i up (cestac::lane_rounds_up).
-__device__ __forceinline__ uint64_t next_word(DThreadState& st) {
-  return cestac::stream_word(st.key, ++st.counter);
-}
 
 // ---- directed-rounding primitives, one overload per format --------------------------------------
 __device__ __forceinline__ float add_dir(float a, float b, bool up) {
@@ -76,207 +107,249 @@ __device__ __forceinline__ float fma_dir(float a, float b, float c, bool up) {
 __device__ __forceinline__ double fma_dir(double a, double b, double c, bool up) {
   return up ? __fma_ru(a, b, c) : __fma_rd(a, b, c);
 }
-__device__ __forceinline__ float max_finite(float) { return 3.40282347e38f; }
-__device__ __forceinline__ double max_finite(double) { return 1.7976931348623157e308; }
-// Biased exponent field of |x| (0 for zero and subnormals).
-__device__ __forceinline__ int exponent_field(float x) { return (__float_as_int(x) >> 23) & 0xff; }
-__device__ __forceinline__ int exponent_field(double x) {
-  return static_cast<int>((__double_as_longlong(x) >> 52) & 0x7ff);
+#else
+// Host: the calling thread stands for the device thread being replayed.
+inline thread_local DThreadState t_host_dstoch_state = make_thread_state(0x5eed, 4, true);
+inline DThreadState& dstate() { return t_host_dstoch_state; }
+// Scope in which this host thread's DStoch arithmetic draws from the stream keyed by `key`
+// (a device thread: cestac::thread_key(cestac::stream_key(seed, stream), thread); the CPU engine's
+// run: cestac::stream_key(seed, stream)); restores the previous state on exit.
+class HostThread {
+ public:
+  explicit HostThread(uint64_t key, int cancel_digits = 4, bool detect = true) : saved_(dstate()) {
+    dstate() = make_thread_state(key, cancel_digits, detect);
+  }
+  ~HostThread() { dstate() = saved_; }
+  HostThread(const HostThread&) = delete;
+  HostThread& operator=(const HostThread&) = delete;
+  uint32_t flags() const { return dstate().flags; }
+
+ private:
+  DThreadState saved_;
+};
+
+template <class T>
+T add_dir(T a, T b, bool up) {
+  return host_rounding::add(a, b, up);
 }
+template <class T>
+T mul_dir(T a, T b, bool up) {
+  return host_rounding::mul(a, b, up);
+}
+template <class T>
+T div_dir(T a, T b, bool up) {
+  return host_rounding::div(a, b, up);
+}
+template <class T>
+T sqrt_dir(T a, bool up) {
+  return host_rounding::sqrt(a, up);
+}
+template <class T>
+T fma_dir(T a, T b, T c, bool up) {
+  return host_rounding::fma(a, b, c, up);
+}
+#endif
+
 template <class T>
 constexpr int kPrecisionOf = sizeof(T) == 8 ? 53 : 24;
 
-// Elementary functions evaluated per sample by CUDA's libm (round to nearest), then perturbed:
-// kept with probability 1/2, else moved one ulp up or down at random, as the CPU engine does for
-// libm's double results (detail::random_perturb). CUDA's documented maximum errors (CUDA Math API,
-// round to nearest): expf 2 ulp, logf 1, log1pf 1, tanhf 2; exp, log, log1p, tanh 1 ulp. A
-// perturbed sample is therefore within that bound + 1 ulp of the exact value, and the samples'
-// spread is random rounding's. Exact results 0, +-1 and infinities are kept (moving them would
-// leave the function's range or flip a sign).
-template <class T>
-__device__ __forceinline__ T perturb(T r, unsigned bits2) {
-  const bool special = r == T(0) || r == T(1) || r == T(-1) || !isfinite(r);
-  if (special || !(bits2 & 1u)) return r;
-  const T to = (bits2 & 2u) ? T(INFINITY) : T(-INFINITY);
-  const T n = nextafter(r, to);
-  return isfinite(n) ? n : r;  // never step from the largest finite value to inf
-}
-__device__ __forceinline__ float fn_exp(float x) { return expf(x); }
-__device__ __forceinline__ double fn_exp(double x) { return exp(x); }
-__device__ __forceinline__ float fn_log(float x) { return logf(x); }
-__device__ __forceinline__ double fn_log(double x) { return log(x); }
-__device__ __forceinline__ float fn_log1p(float x) { return log1pf(x); }
-__device__ __forceinline__ double fn_log1p(double x) { return log1p(x); }
-__device__ __forceinline__ float fn_tanh(float x) { return tanhf(x); }
-__device__ __forceinline__ double fn_tanh(double x) { return tanh(x); }
+// The elementary functions per sample, as the CPU engine evaluates them: float samples in double
+// (whose result decides the side of the exact value), double samples by libm (round to nearest;
+// CUDA documents exp, log, log1p, tanh within 1 ulp), then perturbed at random (round_wide).
+// exp of four lanes within |x| <= 708 draws a rounding pattern as the CPU's vector exp does
+// (detail::vexp4_parts: the last addition rounded with a balanced pattern) rather than two bits
+// per lane, so that both engines stay on the same stream.
+SF_DEV double fn_exp(double x) { return exp(x); }
+SF_DEV double fn_log(double x) { return log(x); }
+SF_DEV double fn_log1p(double x) { return log1p(x); }
+SF_DEV double fn_tanh(double x) { return tanh(x); }
+#if defined(__CUDACC__) || (defined(__AVX2__) && defined(__FMA__))
+inline constexpr bool kExpDrawsPattern = true;  // the CPU engine's AVX2 build (the default)
+#else
+inline constexpr bool kExpDrawsPattern = false;
+#endif
+inline constexpr double kExpPatternLimit = 708.0;  // detail::kVexpLimit
 
-template <class T, int N = 4>
+// A sample of an elementary function from its value w in double and two random bits (bit 0:
+// move, bit 1: up): float rounds w toward the side bit 1 picks; double keeps w or moves it one ulp
+// (cestac::detail::random_perturb).
+template <class T>
+SF_DEV T round_wide(double w, uint32_t bits2) {
+  if constexpr (sizeof(T) == 4)
+    return cestac::detail::round_wide_to_float(w, bits2 >> 1);
+  else
+    return cestac::detail::random_perturb(w, bits2);
+}
+
+template <class T, int L = 4>
 struct DStoch {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "DStoch<float|double, N>");
-  static_assert(N >= 2 && N <= 16, "2 <= N <= 16 samples");
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "DStoch<float|double, L>");
+  static_assert(L >= 2 && L <= 16, "2 <= L <= 16 lanes");
   using value_type = T;
-  static constexpr int kSamples = N;
-  T s[N];
+  static constexpr int kLanes = L;
+  // The samples the instability tests read: the first 3 of 4 lanes, exactly as the CPU's
+  // Stoch<T, 3> (4 lanes, tests on N = 3 with tau = 4.303), all of them otherwise.
+  static constexpr int kTested = cestac::samples_for_lanes(L);
+  static constexpr int kSamples = L;
+  T s[L];
 
   DStoch() = default;  // trivial: DStoch arrays may live in shared memory
   // An exact value: every sample equal (inputs and constants carry no rounding noise).
-  __device__ __forceinline__ DStoch(T v) {  // NOLINT: numeric literal use
-    for (int i = 0; i < N; ++i) s[i] = v;
+  SF_DEV DStoch(T v) {  // NOLINT: numeric literal use
+    for (int i = 0; i < L; ++i) s[i] = v;
   }
   // Other arithmetic types convert to the nearest T (host-side constants, integer counts).
   template <class U, class = typename std::enable_if<std::is_arithmetic<U>::value &&
                                                      !std::is_same<U, T>::value>::type>
-  __device__ __forceinline__ DStoch(U v) : DStoch(static_cast<T>(v)) {}  // NOLINT
+  SF_DEV DStoch(U v) : DStoch(static_cast<T>(v)) {}  // NOLINT
 
-  __device__ __forceinline__ bool all_equal() const {
-    bool eq = true;
-    for (int i = 1; i < N; ++i) eq &= s[i] == s[0];
-    return eq;
-  }
-  __device__ __forceinline__ bool all_finite() const {
-    bool f = true;
-    for (int i = 0; i < N; ++i) f &= isfinite(s[i]);
-    return f;
-  }
-  // Cheap sufficient test that the samples are not a computational zero (CPU: clearly_nonzero).
-  __device__ __forceinline__ bool clearly_nonzero() const {
-    T mn = s[0], mx = s[0];
-    for (int i = 1; i < N; ++i) {
-      mn = s[i] < mn ? s[i] : mn;
-      mx = s[i] > mx ? s[i] : mx;
-    }
-    return fabs(s[0]) > T(4.05) * (mx - mn);
-  }
-  __device__ __forceinline__ bool zero() const {
-    return !clearly_nonzero() && cestac::detail::sample_zero(s, N);
+  SF_DEV bool all_equal() const { return cestac::detail::all_equal<kTested>(s); }
+  SF_DEV bool all_finite() const { return cestac::detail::all_finite<kTested>(s); }
+  // A computational zero (the CPU's zero_fast): the cheap sufficient test first.
+  SF_DEV bool zero() const {
+    return !cestac::detail::clearly_nonzero<kTested>(s) &&
+           cestac::detail::computational_zero<kTested>(s);
   }
   // A computational zero whose samples disagree: noise, not an exact zero.
-  __device__ __forceinline__ bool noisy_zero() const { return !all_equal() && zero(); }
+  SF_DEV bool noisy_zero() const { return !all_equal() && zero(); }
+  // Exact significant digits of the mean, from every lane (as Stoch::digits).
+  SF_DEV double digits() const {
+    return cestac::detail::digits<L>(s, kPrecisionOf<T>, cestac::detail::digit_scale(L));
+  }
 
-  // ---- arithmetic
-  // ---------------------------------------------------------------------------------
-  friend __device__ DStoch operator+(const DStoch& a, const DStoch& b) {
+  // ---- arithmetic: rounding bit i set sends lane i toward -inf ---------------------------------
+  friend SF_DEV_FN DStoch operator+(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
-    const uint64_t w = next_word(st);
+    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    bool at_overflow = false;
-    for (int i = 0; i < N; ++i) {
-      r.s[i] = add_dir(a.s[i], b.s[i], cestac::lane_rounds_up(w, i));
-      at_overflow |= !(fabs(r.s[i]) < max_finite(T()));
-    }
-    if (at_overflow) settle(r, a, b, [](T x, T y) { return x + y; });
-    if (st.detect) {
-      if (!r.all_finite()) {
-        st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, N);
-      } else {
+    for (int i = 0; i < L; ++i) r.s[i] = add_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
+    if (L == 4) {
+      // The CPU's vector +: one test for a lane at overflow or a drop below cancel_ratio.
+      if (add_fast_ok(a, b, r, st)) return r;
+      r.settle(a, b, [](T x, T y) { return cestac::fp::add(x, y); });
+      if (st.detect) r.flag_sum(a, b, st);
+    } else {
+      r.settle(a, b, [](T x, T y) { return cestac::fp::add(x, y); });
+      if (st.detect) {
+        using cestac::detail::exponent_field;
         const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
-        if ((ea > eb ? ea : eb) - exponent_field(r.s[0]) >= st.cancel_bits &&
-            cestac::detail::sample_cancellation(a.s, b.s, r.s, N, kPrecisionOf<T>,
-                                                st.cancel_digits))
-          st.flags |= cestac::kFlagCancellation;
+        if ((ea > eb ? ea : eb) - exponent_field(r.s[0]) >= st.cancel_bits || !r.all_finite())
+          r.flag_sum(a, b, st);
       }
     }
     return r;
   }
-  friend __device__ __forceinline__ DStoch operator-(const DStoch& a) {
+  friend SF_DEV DStoch operator-(const DStoch& a) {
     DStoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = -a.s[i];
+    for (int i = 0; i < L; ++i) r.s[i] = -a.s[i];
     return r;
   }
-  friend __device__ __forceinline__ DStoch operator-(const DStoch& a, const DStoch& b) {
-    return a + (-b);
-  }
+  friend SF_DEV DStoch operator-(const DStoch& a, const DStoch& b) { return a + (-b); }
 
-  friend __device__ DStoch operator*(const DStoch& a, const DStoch& b) {
+  friend SF_DEV_FN DStoch operator*(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
-    const uint64_t w = next_word(st);
+    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    bool at_overflow = false;
-    for (int i = 0; i < N; ++i) {
-      r.s[i] = mul_dir(a.s[i], b.s[i], cestac::lane_rounds_up(w, i));
-      at_overflow |= !(fabs(r.s[i]) < max_finite(T()));
-    }
-    if (at_overflow) settle(r, a, b, [](T x, T y) { return x * y; });
+    for (int i = 0; i < L; ++i) r.s[i] = mul_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
+    r.settle(a, b, [](T x, T y) { return cestac::fp::mul(x, y); });
     if (st.detect) {
       // Both factors computational zeros, at least one of them noise (0 x 0 of exact zeros is
       // exact).
       if (a.zero() && b.zero() && !(a.all_equal() && b.all_equal()))
         st.flags |= cestac::kFlagUnstableMultiplication;
-      if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, N);
+      if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, kTested);
     }
     return r;
   }
 
-  friend __device__ DStoch operator/(const DStoch& a, const DStoch& b) {
+  friend SF_DEV_FN DStoch operator/(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
-    const uint64_t w = next_word(st);
+    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    bool at_overflow = false;
-    for (int i = 0; i < N; ++i) {
-      r.s[i] = div_dir(a.s[i], b.s[i], cestac::lane_rounds_up(w, i));
-      at_overflow |= !(fabs(r.s[i]) < max_finite(T()));
-    }
-    if (at_overflow) settle(r, a, b, [](T x, T y) { return x / y; });
+    for (int i = 0; i < L; ++i) r.s[i] = div_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
+    r.settle(a, b, [](T x, T y) { return cestac::fp::div(x, y); });
     if (st.detect) {
       if (b.zero()) st.flags |= cestac::kFlagUnstableDivision;
-      if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, N);
+      if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, kTested);
     }
     return r;
   }
 
-  __device__ __forceinline__ DStoch& operator+=(const DStoch& b) { return *this = *this + b; }
-  __device__ __forceinline__ DStoch& operator-=(const DStoch& b) { return *this = *this - b; }
-  __device__ __forceinline__ DStoch& operator*=(const DStoch& b) { return *this = *this * b; }
-  __device__ __forceinline__ DStoch& operator/=(const DStoch& b) { return *this = *this / b; }
+  SF_DEV DStoch& operator+=(const DStoch& b) { return *this = *this + b; }
+  SF_DEV DStoch& operator-=(const DStoch& b) { return *this = *this - b; }
+  SF_DEV DStoch& operator*=(const DStoch& b) { return *this = *this * b; }
+  SF_DEV DStoch& operator/=(const DStoch& b) { return *this = *this / b; }
 
-  // fma(a, b, c) = a b + c with one random rounding.
-  friend __device__ DStoch fma(const DStoch& a, const DStoch& b, const DStoch& c) {
+  // fma(a, b, c) = a b + c with one random rounding; overflow settled as for the other operations.
+  friend SF_DEV_FN DStoch fma(const DStoch& a, const DStoch& b, const DStoch& c) {
     DThreadState& st = dstate();
-    const uint64_t w = next_word(st);
+    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    for (int i = 0; i < N; ++i)
-      r.s[i] = fma_dir(a.s[i], b.s[i], c.s[i], cestac::lane_rounds_up(w, i));
-    if (st.detect && !r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, N);
+    for (int i = 0; i < L; ++i)
+      r.s[i] = fma_dir(a.s[i], b.s[i], c.s[i], !cestac::lane_bit(bits, i));
+    if (cestac::detail::any_at_overflow<L>(r.s)) {
+      for (int i = 0; i < L; ++i) {
+        if (!(fabs(r.s[i]) >= cestac::FloatBits<T>::kMax) || !isfinite(a.s[i]) ||
+            !isfinite(b.s[i]) || !isfinite(c.s[i]))
+          continue;
+        r.s[i] = cestac::detail::settle_sample(r.s[i], fma(a.s[i], b.s[i], c.s[i]));
+      }
+    }
+    if (st.detect && !r.all_finite())
+      st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, kTested);
     return r;
   }
 
-  friend __device__ DStoch sqrt(const DStoch& a) {
+  friend SF_DEV_FN DStoch sqrt(const DStoch& a) {
     DThreadState& st = dstate();
-    const uint64_t w = next_word(st);
+    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = sqrt_dir(a.s[i], cestac::lane_rounds_up(w, i));
+    for (int i = 0; i < L; ++i) r.s[i] = sqrt_dir(a.s[i], !cestac::lane_bit(bits, i));
     if (st.detect) {
       if (a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;
       if (!r.all_finite())
-        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), N);
+        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), kTested);
     }
     return r;
   }
 
-#define SF_DSTOCH_FN(name, zero_is_unstable)                                                   \
-  friend __device__ DStoch name(const DStoch& a) {                                             \
-    DThreadState& st = dstate();                                                               \
-    const uint64_t w = next_word(st);                                                          \
-    DStoch r;                                                                                  \
-    for (int i = 0; i < N; ++i) r.s[i] = perturb(fn_##name(a.s[i]), cestac::lane_bits2(w, i)); \
-    if (st.detect) {                                                                           \
-      if ((zero_is_unstable) && a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;     \
-      if (!r.all_finite())                                                                     \
-        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), N);   \
-    }                                                                                          \
-    return r;                                                                                  \
+  friend SF_DEV_FN DStoch exp(const DStoch& a) {
+    DThreadState& st = dstate();
+    if (kExpDrawsPattern && L == 4) {
+      bool in_range = true;
+      for (int i = 0; i < L; ++i) in_range &= fabs(static_cast<double>(a.s[i])) <= kExpPatternLimit;
+      if (in_range) {
+        // Double: the pattern's direction moves each lane one ulp off libm's result (the interval
+        // holds the exact value); float: the double result rounded to float on the pattern's side
+        // (bit set: up, as the CPU's float exp). Finite and positive: nothing to report.
+        const uint32_t bits = cestac::rounding_bits(st, 4);
+        DStoch r;
+        for (int i = 0; i < L; ++i) {
+          const uint32_t bit = cestac::lane_bit(bits, i);
+          r.s[i] = round_wide<T>(fn_exp(static_cast<double>(a.s[i])),
+                                 sizeof(T) == 4 ? bit << 1 : ((1u - bit) << 1) | 1u);
+        }
+        return r;
+      }
+    }
+    return elementary(a, st, false, [](double x) { return fn_exp(x); });
   }
-  SF_DSTOCH_FN(exp, false)
-  SF_DSTOCH_FN(log, true)
-  SF_DSTOCH_FN(log1p, false)
-  SF_DSTOCH_FN(tanh, false)
-#undef SF_DSTOCH_FN
+  friend SF_DEV_FN DStoch log(const DStoch& a) {
+    return elementary(a, dstate(), true, [](double x) { return fn_log(x); });
+  }
+  friend SF_DEV_FN DStoch log1p(const DStoch& a) {
+    return elementary(a, dstate(), false, [](double x) { return fn_log1p(x); });
+  }
+  friend SF_DEV_FN DStoch tanh(const DStoch& a) {
+    return elementary(a, dstate(), false, [](double x) { return fn_tanh(x); });
+  }
 
-  // Exact per sample; unstable intrinsic when the samples disagree on the sign.
-  friend __device__ DStoch fabs(const DStoch& a) {
+  // Exact per sample; unstable intrinsic when the samples disagree on the sign (every lane, as
+  // the CPU's fabs).
+  friend SF_DEV_FN DStoch fabs(const DStoch& a) {
     DStoch r;
     bool pos = false, neg = false;
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < L; ++i) {
       r.s[i] = fabs(a.s[i]);
       pos |= a.s[i] > 0;
       neg |= a.s[i] < 0;
@@ -288,62 +361,96 @@ struct DStoch {
     return r;
   }
   // v * 2^k per sample, rounded to nearest (exact unless the result is subnormal).
-  friend __device__ DStoch ldexp(const DStoch& a, int k) {
+  friend SF_DEV DStoch ldexp(const DStoch& a, int k) {
     DStoch r;
-    for (int i = 0; i < N; ++i) r.s[i] = ldexp(a.s[i], k);
+    for (int i = 0; i < L; ++i) r.s[i] = ldexp(a.s[i], k);
     return r;
   }
-  // The mean of the samples (for host-side decisions such as an exponent).
-  __device__ __forceinline__ double mean() const {
+  // The mean of the tested samples, in double (the CPU's Stoch::mean, in long double there).
+  SF_DEV double mean() const {
     double m = 0;
-    for (int i = 0; i < N; ++i) m += s[i];
-    return m / N;
+    for (int i = 0; i < kTested; ++i) m = cestac::fp::add(m, static_cast<double>(s[i]));
+    return cestac::fp::div(m, static_cast<double>(kTested));
   }
+  friend SF_DEV bool isfinite(const DStoch& a) { return isfinite(a.s[0]); }
+  friend SF_DEV bool isinf(const DStoch& a) { return isinf(a.s[0]); }
+  friend SF_DEV bool isnan(const DStoch& a) { return isnan(a.s[0]); }
 
   // CADNA semantics: a comparison whose difference is a computational zero is "equal" and, unless
   // the samples tie exactly, unstable branching.
-  friend __device__ bool operator<(const DStoch& a, const DStoch& b) { return compare(a, b) < 0; }
-  friend __device__ bool operator>(const DStoch& a, const DStoch& b) { return compare(a, b) > 0; }
-  friend __device__ bool operator<=(const DStoch& a, const DStoch& b) { return compare(a, b) <= 0; }
-  friend __device__ bool operator>=(const DStoch& a, const DStoch& b) { return compare(a, b) >= 0; }
-  friend __device__ bool operator==(const DStoch& a, const DStoch& b) { return compare(a, b) == 0; }
-  friend __device__ bool operator!=(const DStoch& a, const DStoch& b) { return compare(a, b) != 0; }
+  friend SF_DEV_FN bool operator<(const DStoch& a, const DStoch& b) { return compare(a, b) < 0; }
+  friend SF_DEV_FN bool operator>(const DStoch& a, const DStoch& b) { return compare(a, b) > 0; }
+  friend SF_DEV_FN bool operator<=(const DStoch& a, const DStoch& b) { return compare(a, b) <= 0; }
+  friend SF_DEV_FN bool operator>=(const DStoch& a, const DStoch& b) { return compare(a, b) >= 0; }
+  friend SF_DEV_FN bool operator==(const DStoch& a, const DStoch& b) { return compare(a, b) == 0; }
+  friend SF_DEV_FN bool operator!=(const DStoch& a, const DStoch& b) { return compare(a, b) != 0; }
 
  private:
-  // Directed rounding sends an overflow to inf (up) or to the largest finite value (down); keep
-  // round to nearest's answer instead, as the CPU engine does (detail::settle_overflow), so that
-  // samples never disagree on an overflow only because of the direction.
+  // Overflow settling (cestac::detail::settle_sample) of the lanes at overflow with finite
+  // operands; `op` recomputes a lane in round to nearest.
   template <class Op>
-  static __device__ void settle(DStoch& r, const DStoch& a, const DStoch& b, Op op) {
-    for (int i = 0; i < N; ++i) {
-      if (!(fabs(r.s[i]) >= max_finite(T())) || !isfinite(a.s[i]) || !isfinite(b.s[i])) continue;
-      const T n = op(a.s[i], b.s[i]);  // round to nearest (the default of C++ operators)
-      r.s[i] = isinf(n) ? n : (isinf(r.s[i]) ? copysign(max_finite(T()), r.s[i]) : r.s[i]);
+  SF_DEV void settle(const DStoch& a, const DStoch& b, Op op) {
+    if (!cestac::detail::any_at_overflow<L>(s)) return;
+    for (int i = 0; i < L; ++i) {
+      if (!(fabs(s[i]) >= cestac::FloatBits<T>::kMax) || !isfinite(a.s[i]) || !isfinite(b.s[i]))
+        continue;
+      s[i] = cestac::detail::settle_sample(s[i], op(a.s[i], b.s[i]));
     }
   }
 
-  static __device__ int compare(const DStoch& a, const DStoch& b) {
-    T d[N];
-    bool tie = true, nan = false, finite = true;
-    T mn = T(0), mx = T(0);
-    for (int i = 0; i < N; ++i) {
-      tie &= a.s[i] == b.s[i];
-      d[i] = a.s[i] - b.s[i];  // its sign is exact whatever the rounding
+  // The CPU's detail::add_fast_ok for four lanes: every lane below overflow and not below
+  // cancel_ratio max(|a|, |b|) (that product rounded up, as the CPU computes it in its run's mode;
+  // the max as the vector max: the second operand unless the first is larger).
+  static SF_DEV bool add_fast_ok(const DStoch& a, const DStoch& b, const DStoch& r,
+                                 const DThreadState& st) {
+    const T ratio = static_cast<T>(st.cancel_ratio);
+    bool ok = true;
+    for (int i = 0; i < L; ++i) {
+      const T fa = fabs(a.s[i]), fb = fabs(b.s[i]), fr = fabs(r.s[i]);
+      ok &= fr < cestac::FloatBits<T>::kMax && fr >= mul_dir(fa > fb ? fa : fb, ratio, true);
+    }
+    return ok;
+  }
+  // Cancellation or a non-finite result of a + or - (cestac::detail::sum_flags).
+  SF_DEV void flag_sum(const DStoch& a, const DStoch& b, DThreadState& st) const {
+    st.flags |= cestac::detail::sum_flags<kTested>(a.s, b.s, s, kPrecisionOf<T>, st.cancel_digits);
+  }
+
+  // An elementary function: two random bits per lane (round_wide); unstable function when
+  // `zero_is_unstable` and the argument is a noisy zero.
+  template <class F>
+  static SF_DEV DStoch elementary(const DStoch& a, DThreadState& st, bool zero_is_unstable, F fn) {
+    const uint32_t bits = cestac::random_bits(st, 2 * L);
+    DStoch r;
+    for (int i = 0; i < L; ++i)
+      r.s[i] = round_wide<T>(fn(static_cast<double>(a.s[i])), (bits >> (2 * i)) & 3u);
+    if (st.detect) {
+      if (zero_is_unstable && a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;
+      if (!r.all_finite())
+        st.flags |= cestac::classify_nonfinite(r.s, a.s, static_cast<const T*>(nullptr), kTested);
+    }
+    return r;
+  }
+
+  // -1, 0, +1 from the tested samples' difference (the CPU's compare_at); 0 when it is noise.
+  static SF_DEV_FN int compare(const DStoch& a, const DStoch& b) {
+    T d[kTested];
+    bool tie = true, nan = false;
+    for (int i = 0; i < kTested; ++i) {
+      tie &= a.s[i] == b.s[i];  // also equal infinities
+      d[i] = cestac::fp::sub(a.s[i], b.s[i]);
       nan |= isnan(d[i]);
-      finite &= isfinite(d[i]);
-      mn = i == 0 || d[i] < mn ? d[i] : mn;
-      mx = i == 0 || d[i] > mx ? d[i] : mx;
     }
     if (tie) return 0;
-    if (finite && fabs(d[0]) > T(4.05) * (mx - mn)) return d[0] < 0 ? -1 : 1;
     if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
-    if (cestac::detail::sample_zero(d, N)) {
+    if (!cestac::detail::clearly_nonzero<kTested>(d) &&
+        cestac::detail::computational_zero<kTested>(d)) {
       DThreadState& st = dstate();
       if (st.detect) st.flags |= cestac::kFlagUnstableBranching;
       return 0;
     }
-    double sum = 0;
-    for (int i = 0; i < N; ++i) sum += d[i];
+    T sum = 0;
+    for (int i = 0; i < kTested; ++i) sum = cestac::fp::add(sum, d[i]);
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
   }
 };
@@ -353,18 +460,14 @@ template <class T>
 struct ScalarOf {
   using type = T;
 };
-template <class T, int N>
-struct ScalarOf<DStoch<T, N>> {
+template <class T, int L>
+struct ScalarOf<DStoch<T, L>> {
   using type = T;
 };
 template <class T>
 using scalar_of_t = typename ScalarOf<T>::type;
 
-template <class T>
-__device__ __forceinline__ T ldexp_pow2(T v, int k) {
-  return ldexp(v, k);
-}
-
+#if defined(__CUDACC__)
 // Warp shuffle of a native value or of every sample of a DStoch.
 __device__ __forceinline__ float shfl_down(float v, int off) {
   return __shfl_down_sync(0xffffffffu, v, off);
@@ -375,11 +478,12 @@ __device__ __forceinline__ double shfl_down(double v, int off) {
 __device__ __forceinline__ int shfl_down(int v, int off) {
   return __shfl_down_sync(0xffffffffu, v, off);
 }
-template <class T, int N>
-__device__ __forceinline__ DStoch<T, N> shfl_down(const DStoch<T, N>& v, int off) {
-  DStoch<T, N> r;
-  for (int i = 0; i < N; ++i) r.s[i] = __shfl_down_sync(0xffffffffu, v.s[i], off);
+template <class T, int L>
+__device__ __forceinline__ DStoch<T, L> shfl_down(const DStoch<T, L>& v, int off) {
+  DStoch<T, L> r;
+  for (int i = 0; i < L; ++i) r.s[i] = __shfl_down_sync(0xffffffffu, v.s[i], off);
   return r;
 }
+#endif
 
 }  // namespace stabfuzz::gpu

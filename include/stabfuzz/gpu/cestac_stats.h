@@ -1,0 +1,231 @@
+// CESTAC statistics shared by the CPU engine (Stoch) and the device type (DStoch): Student's tau,
+// the digit estimator, the computational-zero test and the cancellation rule, as
+// __host__ __device__ code (included by cestac_core.h; see there for SF_HD and fp::).
+//
+// The device has no long double: where the CPU forms moments in long double (digits, the
+// rescaled zero test for samples beyond 1e+-150), the device forms them in double. The device
+// computes in round to nearest; the CPU runs some of these tests in a run's round toward +inf (the
+// cancellation test inside +, the comparisons), so the two can differ in the last bits of a
+// ratio, which moves a decision only when it lies within a few ulps of its threshold.
+#pragma once
+
+#include "stabfuzz/gpu/cestac_core.h"
+
+namespace stabfuzz::cestac {
+
+// Student's t quantile t_{N-1, 0.975}: the confidence interval CESTAC's digit count rests on
+// (beta = 0.95). tau = 4.303 for N = 3.
+SF_HD constexpr double student_tau(int n) {
+  constexpr double kTable[] = {0,     0,     12.706, 4.303, 3.182, 2.776, 2.571,
+                               2.447, 2.365, 2.306,  2.262, 2.228, 2.201};
+  return n < 13 ? kTable[n] : 2.2;
+}
+
+namespace detail {
+
+#if defined(__CUDA_ARCH__)
+using WideMoment = double;  // the device has no long double
+#else
+using WideMoment = long double;
+#endif
+
+// kappa of digits = log10(|mean| / (kappa sigma)). The classical CESTAC bound takes kappa =
+// tau / sqrt(N), a 95% lower confidence bound on the digits: it underclaims by more than one digit
+// about a third of the time with 3 samples (the true error of the mean is usually far below the
+// bound). digit_scale centres the estimate instead for 4 samples, the default (Stoch<T, 3> and
+// DStoch<T, 4> compute 4 lanes).
+SF_HD constexpr double digit_scale(int n) {
+  // 0.35: chosen among 0.15-1.0 at seed 1 of `stabfuzz calibrate --runs 250`, with independent
+  // rounding directions. With balanced lanes (two up, two down: rounding_bits) and the
+  // variance's correction applied before squaring, unchanged: `stabfuzz calibrate` (2400 cases)
+  // agrees within one digit in 95.8/95.8/96.8/96.6/95.5% at seeds 1-5, overclaims 0.4/0.3/0.3/
+  // 0.3/0.3%. Gaussian theory for 4 independent samples caps agreement near 95% for any kappa.
+  constexpr double kSqrt[] = {1,          1,          1.41421356, 1.73205081, 2,
+                              2.23606798, 2.44948974, 2.64575131, 2.82842712, 3,
+                              3.16227766, 3.31662479, 3.46410162, 3.60555128, 3.74165739,
+                              3.87298335, 4};
+  return n == 4 ? 0.35 : student_tau(n) / kSqrt[n < 16 ? n : 16];
+}
+
+// Digits of the mean from its moments: log10(|mean| / (kappa sigma)) clamped to [0, full].
+template <class W>
+SF_HD double digits_from_moments(int n, W mean, W ss, double kappa, double full) {
+  const W sigma = sqrt(fp::div(ss, static_cast<W>(n - 1)));
+  const double c =
+      static_cast<double>(log10(fp::div(fabs(mean), fp::mul(static_cast<W>(kappa), sigma))));
+  return c < 0 ? 0.0 : (c > full ? full : c);
+}
+
+// Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)
+// implies sqrt(N)|mean| > tau sigma for N = 3 (and for every larger N); exact values pass it.
+template <int N, class T>
+SF_HD_INLINE bool clearly_nonzero(const T* s) {
+  T mn = s[0], mx = s[0];
+  for (int i = 1; i < N; ++i) {
+    mn = s[i] < mn ? s[i] : mn;
+    mx = s[i] > mx ? s[i] : mx;
+  }
+  return fabs(s[0]) > fp::mul(T(4.05), fp::sub(mx, mn));
+}
+
+// Mean and sum of squared deviations of the N samples times `scale` (a power of two), in W.
+template <int N, class W, class T>
+SF_HD void centred_moments(const T* s, W scale, W& mean, W& ss) {
+  mean = 0;
+  for (int i = 0; i < N; ++i) mean = fp::add(mean, fp::mul(static_cast<W>(s[i]), scale));
+  mean = fp::div(mean, static_cast<W>(N));
+  ss = 0;
+  for (int i = 0; i < N; ++i) {
+    const W d = fp::sub(fp::mul(static_cast<W>(s[i]), scale), mean);
+    ss = fp::add(ss, fp::mul(d, d));
+  }
+}
+
+// The largest |s_i| as W (NaN samples are skipped, as fmax does).
+template <int N, class W, class T>
+SF_HD W max_magnitude(const T* s) {
+  W m = 0;
+  for (int i = 0; i < N; ++i) m = fmax(m, fabs(static_cast<W>(s[i])));
+  return m;
+}
+
+// computational_zero for samples whose squares leave the double range: scale by a power of two.
+template <int N, class T>
+SF_HD bool computational_zero_scaled(const T* s) {
+  using W = WideMoment;
+  const W m = max_magnitude<N, W>(s);
+  if (m == 0) return true;
+  if (!isfinite(m)) return false;
+  W mean, ss;
+  centred_moments<N>(s, static_cast<W>(ldexp(W(1), -ilogb(m))), mean, ss);
+  const W lhs = fp::mul(fp::mul(static_cast<W>(N * (N - 1)), mean), mean);
+  return lhs <= fp::mul(static_cast<W>(fp::mul(student_tau(N), student_tau(N))), ss);
+}
+
+// Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(N)|mean| <= tau * sigma,
+// written N (N - 1) mean^2 <= tau^2 ss (ss = sum of squared deviations): no division, and a tie
+// of exact zeros (mean = 0, ss = 0) is a zero too.
+template <int N, class T>
+SF_HD_INLINE bool computational_zero(const T* s) {
+  using W = typename std::conditional<sizeof(T) == 4, double, T>::type;
+  W mean, ss;
+  centred_moments<N>(s, W(1), mean, ss);
+  constexpr W kTau2 = static_cast<W>(student_tau(N) * student_tau(N));
+  const W lhs = fp::mul(fp::mul(static_cast<W>(N * (N - 1)), mean), mean);
+  const W rhs = fp::mul(kTau2, ss);
+  // Squares of |values| beyond ~1e+-150 over- or underflow in double: rescale (rare path).
+  if (!(lhs <= W(1e300) && rhs <= W(1e300)) || (lhs < W(1e-280) && rhs < W(1e-280)))
+    return computational_zero_scaled<N>(s);
+  return lhs <= rhs;
+}
+
+// Number of exact significant decimal digits of the mean of n samples: log10(|mean| /
+// (kappa sigma)), capped at the format's precision; 0 for a computational zero; the full
+// precision when all samples agree. kappa: digit_scale.
+template <int N, class T>
+SF_HD double digits(const T* s, int precision, double kappa) {
+  using W = WideMoment;
+  const double full = -log10(ldexp(1.0, -precision));
+  bool any_nonfinite = false;
+  for (int i = 0; i < N; ++i) any_nonfinite |= !isfinite(s[i]);
+  if (any_nonfinite) return all_equal<N>(s) && !isnan(s[0]) ? full : 0.0;
+  if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
+  if (computational_zero<N>(s)) return 0.0;
+  const W m = max_magnitude<N, W>(s);
+  W mean, ss;
+  centred_moments<N>(s, static_cast<W>(ldexp(W(1), -ilogb(m))), mean, ss);  // squares in range
+  return digits_from_moments<W>(N, mean, ss, kappa, full);
+}
+
+// digits of the first n (2..16) samples.
+template <class T>
+SF_HD double sample_digits(const T* s, int n, int precision, double kappa) {
+  switch (n) {
+#define SF_CESTAC_DIGITS_CASE(k) \
+  case k:                        \
+    return digits<k>(s, precision, kappa);
+    SF_CESTAC_DIGITS_CASE(2)
+    SF_CESTAC_DIGITS_CASE(3)
+    SF_CESTAC_DIGITS_CASE(4)
+    SF_CESTAC_DIGITS_CASE(5)
+    SF_CESTAC_DIGITS_CASE(6)
+    SF_CESTAC_DIGITS_CASE(7)
+    SF_CESTAC_DIGITS_CASE(8)
+#undef SF_CESTAC_DIGITS_CASE
+    default:
+      return 0.0;
+  }
+}
+
+// 2^(2 precision) as a double: 4^precision, the squared ratio of samples that all agree.
+SF_HD_INLINE double full_ratio_sq(int precision) {
+  return from_bits<double>(static_cast<uint64_t>(1023 + 2 * precision) << 52);
+}
+
+// The square of 10^digits without the logarithm: N (N - 1) mean^2 / (tau^2 ss), clamped to
+// [1, 4^precision] (1 for a computational zero or non-finite samples, 4^precision when all samples
+// agree). The samples are scaled by the power of two of their largest magnitude, built from its
+// exponent bits (no libm call: this runs for every + or - with a large exponent drop), and the
+// moments are taken around the first sample, exactly when the samples are within a factor 2
+// (Sterbenz), so samples a few ulps apart keep their spread instead of drowning in the rounding
+// of the mean.
+template <int N, class T>
+SF_HD_INLINE double accuracy_ratio_sq(const T* s, int precision) {
+  const double full2 = full_ratio_sq(precision);
+  if (all_equal<N>(s)) return s[0] == 0 || !isfinite(s[0]) ? 1.0 : full2;
+  double m = 0;
+  for (int i = 0; i < N; ++i) {
+    const double v = fabs(static_cast<double>(s[i]));
+    m = v > m ? v : m;
+  }
+  if (!(m <= FloatBits<double>::kMax)) return 1.0;
+  const auto e = static_cast<int>(to_bits(m) >> 52);  // biased exponent of m
+  // 2^(1023 - e), exact; subnormal m (e = 0) and e = 2046 fall outside the bit construction.
+  const double scale = e >= 1 && e <= 2045
+                           ? from_bits<double>(static_cast<uint64_t>(2046 - e) << 52)
+                           : ldexp(1.0, -ilogb(m));
+  const double ref = fp::mul(static_cast<double>(s[0]), scale);
+  double md = 0;
+  for (int i = 0; i < N; ++i)
+    md = fp::add(md, fp::sub(fp::mul(static_cast<double>(s[i]), scale), ref));
+  md = fp::mul(md, 1.0 / N);  // a statistic: one rounding more does not matter, a division's does
+  double ss = 0;
+  for (int i = 0; i < N; ++i) {
+    const double d = fp::sub(fp::sub(fp::mul(static_cast<double>(s[i]), scale), ref), md);
+    ss = fp::add(ss, fp::mul(d, d));
+  }
+  if (ss == 0) return full2;
+  const double mean = fp::add(ref, md);
+  constexpr double kTau2 = student_tau(N) * student_tau(N);
+  const double c2 =
+      fp::div(fp::mul(fp::mul(static_cast<double>(N * (N - 1)), mean), mean), fp::mul(kTau2, ss));
+  return c2 < 1 ? 1.0 : (c2 > full2 ? full2 : c2);
+}
+
+// 10^digits without the logarithm: sqrt(N)|mean| / (tau sigma), clamped to [1, 2^precision].
+template <int N, class T>
+SF_HD double accuracy_ratio(const T* s, int precision) {
+  return sqrt(accuracy_ratio_sq<N>(s, precision));
+}
+
+// The flags of a + or - whose result r (of operands a, b) reached the cancellation test: how a
+// non-finite result came about, or cancellation (CADNA's rule: at least k = cancel_digits
+// digits lost, min(digits(a), digits(b)) - digits(r) >= k), compared as squared ratios (no log10
+// or square root on a path that runs for every + with a large exponent drop).
+template <int N, class T>
+SF_HD uint32_t sum_flags(const T* a, const T* b, const T* r, int precision, int cancel_digits) {
+  if (!all_finite<N>(r)) return classify_nonfinite(r, a, b, N);
+  if (all_equal<N>(r)) return 0;  // no noise in the result: nothing was lost
+  double ten_2k = 1;
+  for (int i = 0; i < cancel_digits; ++i) ten_2k = fp::mul(ten_2k, 100.0);
+  // The result first: when it keeps nearly all the format's digits, no operand can have k more.
+  const double rr = fp::mul(ten_2k, accuracy_ratio_sq<N>(r, precision));
+  if (rr > full_ratio_sq(precision)) return 0;
+  const bool lost =
+      accuracy_ratio_sq<N>(a, precision) >= rr && accuracy_ratio_sq<N>(b, precision) >= rr;
+  return lost ? uint32_t{kFlagCancellation} : 0u;
+}
+
+}  // namespace detail
+
+}  // namespace stabfuzz::cestac

@@ -1,0 +1,142 @@
+// The per-row algorithms of the CUDA row kernels layer_norm, rms_norm, sum and var, written once
+// over the scalar type (float, double, DStoch) and over a Row: the block's collective steps.
+// They are the CPU references' algorithms (targets/cpu/normalization.h layer_norm_row and
+// scaled_normalize, targets/cpu/reductions.h SumStable and VarianceStable) with the block's
+// reductions in place of pairwise_sum.
+//
+// A Row offers n (the row length) and
+//   each(f)    f(j) for the calling thread's chunk of [0, n) (in order)
+//   sum(f)     sum_j f(j): each thread its chunk in order, then the block's tree
+//   max(f)     max_j f(j), likewise
+//   sync()     a barrier after each() wrote what other threads read (each(), sum() and max()
+//              visit the same chunks, so a thread that reads back only its own needs none)
+//   leader(f)  f() in thread 0 only
+// On the device it is DeviceRow (kernels_device.cuh); on the host HostRow (host_row.h), which
+// replays a block's reductions in the device's order, so that tests run these algorithms on the
+// CPU. Compiled by nvcc (device code) and by any C++ compiler (host code).
+#pragma once
+
+#include <type_traits>
+
+#include "stabfuzz/gpu/dstoch.cuh"
+
+#if defined(__CUDACC__)
+#define SF_ROW __device__ __forceinline__
+#else
+#define SF_ROW inline
+#endif
+
+namespace stabfuzz::gpu {
+
+template <class T>
+SF_ROW T square(const T& v) {  // 0 for a (computational) zero, as on the CPU
+  return v == T(0) ? T(0) : v * v;
+}
+template <class T>
+SF_ROW double first_sample(const T& v) {
+  if constexpr (std::is_arithmetic<T>::value)
+    return v;
+  else
+    return v.s[0];
+}
+// v * 2^k in representable steps (targets/cpu/reduce.h scale_pow2): exact unless the result
+// over- or underflows, rounded once at the end.
+template <class T>
+SF_ROW T scale_pow2(T v, long k) {
+  using B = scalar_of_t<T>;
+  constexpr long kHi = sizeof(B) == 8 ? 1023 : 127, kLo = sizeof(B) == 8 ? -1074 : -149;
+  while (k > kHi || k < kLo) {
+    const long step = k > kHi ? (k - kHi < kHi ? k - kHi : kHi) : (k - kLo > kLo ? k - kLo : kLo);
+    v = v * T(static_cast<B>(ldexp(1.0, static_cast<int>(step))));
+    k -= step;
+  }
+  return v * T(static_cast<B>(ldexp(1.0, static_cast<int>(k))));
+}
+// k with m 2^k in [1, 2) for an exact finite m > 0 (the CPU's pow2_exponent).
+template <class T>
+SF_ROW long pow2_exponent(const T& m) {
+  return -static_cast<long>(ilogb(first_sample(m)));
+}
+
+// y = c / (S sqrt(mean((c/S)^2) + (eps/S)/S)), S = max(max|c|, sqrt eps); c in y, in place
+// (the CPU's scaled_normalize).
+template <class T, class Row>
+SF_ROW void scaled_normalize_row(Row& row, T* y, T eps) {
+  const T m = row.max([&](int j) { return fabs(y[j]); });
+  const T r = sqrt(eps);
+  const T s = m > r ? m : r;
+  const T q = row.sum([&](int j) { return square(y[j] / s); }) / T(double(row.n));
+  const T sigma = s * sqrt(q + (eps / s) / s);
+  row.each([&](int j) { y[j] = y[j] / sigma; });
+}
+
+// 2^-k mean(v 2^k) with max|x| 2^k in [1, 2) (the CPU's scaled_mean): every term in [-4, 4], the
+// scaling exact.
+template <class T, class Row, class F>
+SF_ROW T scaled_mean_row(Row& row, long k, F v) {
+  return scale_pow2(row.sum([&](int j) { return scale_pow2(v(j), k); }) / T(double(row.n)), -k);
+}
+
+// layer_norm by the corrected two-pass algorithm (the CPU's layer_norm_row): mu1 = mean(x),
+// d = x - mu1, mu2 = mean(d), c = d - mu2, both means as 2^-k mean(v 2^k), 2^k max|x| in [1, 2).
+template <class T, class Row>
+SF_ROW void layer_norm_row(Row& row, const scalar_of_t<T>* x, T* y, T eps) {
+  const T s = row.max([&](int j) { return fabs(T(x[j])); });
+  if (s == T(0)) {  // a zero row: y = 0
+    row.each([&](int j) { y[j] = T(0); });
+    return;
+  }
+  const long k = pow2_exponent(s);  // s is an input: exact
+  const T mu1 = scaled_mean_row<T>(row, k, [&](int j) { return T(x[j]); });
+  row.each([&](int j) { y[j] = T(x[j]) - mu1; });
+  const T mu2 = scaled_mean_row<T>(row, k, [&](int j) { return y[j]; });
+  row.each([&](int j) { y[j] = y[j] - mu2; });
+  scaled_normalize_row(row, y, eps);
+}
+
+template <class T, class Row>
+SF_ROW void rms_norm_row(Row& row, const scalar_of_t<T>* x, T* y, T eps) {
+  row.each([&](int j) { y[j] = T(x[j]); });
+  scaled_normalize_row(row, y, eps);
+}
+
+// sum scaled by 2^-32 first when max|x| >= 2^(emax - 32), so no partial sum overflows (the
+// CPU's SumStable for f64 and f32); the result in *out (thread 0).
+template <class T, class Row>
+SF_ROW void sum_row(Row& row, const scalar_of_t<T>* x, T* out) {
+  using B = scalar_of_t<T>;
+  constexpr int kEmax = sizeof(B) == 8 ? 1023 : 127;
+  const T m = row.max([&](int j) { return fabs(T(x[j])); });
+  const bool guard = m >= T(B(ldexp(1.0, kEmax - 32)));
+  const T down = T(B(0x1p-32)), up = T(B(0x1p32));
+  const T s = row.sum([&](int j) { return guard ? T(x[j]) * down : T(x[j]); });
+  row.leader([&] { *out = guard ? s * up : s; });
+}
+
+// var by the corrected two-pass algorithm on data scaled by 2^k into [1, 2) (the CPU's
+// VarianceStable): the mean around x_0, and its rounding error c = sum(x - mean) / n subtracted
+// from each centred value before squaring, sum((x - mean - c)^2). Not the equivalent
+// s2 - square(s1) / n: under CESTAC s1 is a computational zero, square() drops it, and the result
+// carries a bias n c^2 that no sample's spread shows (overclaimed digits). `w`: n values of
+// scratch; the result in *out (thread 0).
+template <class T, class Row>
+SF_ROW void var_row(Row& row, const scalar_of_t<T>* x, T* w, T* out, scalar_of_t<T> correction) {
+  const T m = row.max([&](int j) { return fabs(T(x[j])); });
+  if (m == T(0)) {
+    row.leader([&] { *out = T(0); });
+    return;
+  }
+  const long k = pow2_exponent(m);  // m is an input: exact
+  row.each([&](int j) { w[j] = scale_pow2(T(x[j]), k); });
+  row.sync();
+  const T x0 = w[0];
+  const T nn = T(double(row.n));
+  const T mean = x0 + row.sum([&](int j) { return w[j] - x0; }) / nn;
+  row.each([&](int j) { w[j] = w[j] - mean; });
+  const T c = row.sum([&](int j) { return w[j]; }) / nn;  // the mean's rounding error
+  const T v =
+      row.sum([&](int j) { return square(w[j] - c); }) / T(double(row.n) - double(correction));
+  row.leader([&] { *out = scale_pow2(v, -2 * k); });
+}
+
+}  // namespace stabfuzz::gpu

@@ -19,14 +19,14 @@
 #include "targets/cpu/softmax.h"
 
 namespace stabfuzz::bench {
-namespace {
 
-// Thread CPU time: other processes on a loaded machine do not inflate it.
 double cpu_seconds() {
   timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
+
+namespace {
 
 // Keeps results alive so the compiler cannot drop the work.
 volatile double g_sink = 0;

@@ -47,6 +47,9 @@ struct Options {
   bool detect = true;                    // CESTAC instability detection
 };
 
+// The calling thread's CPU time in seconds: other processes on a loaded machine do not inflate it.
+double cpu_seconds();
+
 std::vector<Measurement> run(const Options& opts, std::ostream& progress);
 // Every family of the registry, `inputs` inputs each (rows capped at `max_elements` values).
 std::vector<OracleCost> oracle_costs(int inputs, size_t max_elements, std::ostream& progress);

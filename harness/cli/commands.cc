@@ -6,6 +6,7 @@
 #include "harness/bench/bench.h"
 #include "harness/bench/blackbox_calibrate.h"
 #include "harness/bench/calibrate.h"
+#include "harness/bench/user_suite.h"
 #include "harness/campaign/inject.h"
 #include "harness/cli/command.h"
 #include "harness/cli/common.h"
@@ -222,12 +223,22 @@ class BenchCommand final : public Command {
   const char* summary() const override {
     return "the cost of CESTAC, of the oracle, of one fuzz execution";
   }
-  const char* usage() const override { return "stabfuzz bench [--budget-s S] [--json PATH]"; }
+  const char* usage() const override {
+    return "stabfuzz bench [--budget-s S] [--json PATH]\n"
+           "stabfuzz bench --suite user [--dtype D] [--budget-s S] [--json PATH]";
+  }
   po::options_description options() override {
     po::options_description d("Options");
+    flag::value(d, "suite", &suite_, "engine", "NAME",
+                "engine: the project's kernels, the oracle's cost, fuzz throughput; user: plain "
+                "user-written kernels (softmax ... MLP step) in f64, f32, f16, bf16, native vs "
+                "CESTAC, min and median over repeats");
     flag::value<double>(d, "budget-s", &budget_s_, 0.0, "S",
                         "about the seconds the whole bench takes (0: 0.2 s per timing, about a "
-                        "minute; under 5: fewer oracle inputs and fuzz seconds)");
+                        "minute; under 5: fewer oracle inputs and fuzz seconds; --suite user: "
+                        "0 means 60)");
+    flag::value(d, "dtype", &dtype_, "all", "f64|f32|f16|bf16|all",
+                "--suite user: only this dtype's rows (the engine suite runs f64 and f32)");
     flag::json(d, &json_);
     flag::quiet(d, &quiet_);
     return d;
@@ -235,13 +246,34 @@ class BenchCommand final : public Command {
   int run(const Invocation& inv) override;
 
  private:
+  int run_user_suite() const;
+  std::string suite_ = "engine";
+  std::string dtype_ = "all";
   double budget_s_ = 0;
   std::string json_;
   bool quiet_ = false;
 };
 
+// --suite user: what CESTAC costs on code written with no thought for it (user_kernels.h).
+int BenchCommand::run_user_suite() const {
+  bench::UserOptions uo;
+  if (budget_s_ > 0) uo.budget_s = budget_s_;
+  if (auto d = flag::dtype_of(dtype_)) uo.dtypes = {*d};
+  std::ostream& progress = progress_stream(quiet_);
+  progress << "stabfuzz bench --suite user: us per call, native vs Stoch<T,3> (detection on) of "
+              "the same user template, "
+           << uo.repeats << " alternating repeats" << std::endl;
+  const auto rows = bench::run_user_suite(uo, progress);
+  bench::print_user_table(rows, std::cout);
+  if (!json_.empty()) emit_json(json_, bench::user_to_json(rows));
+  return 0;
+}
+
 int BenchCommand::run(const Invocation& inv) {
   no_arguments("bench", inv.args.size());
+  if (suite_ == "user") return run_user_suite();
+  if (suite_ != "engine") throw InputError("--suite: engine or user, not '" + suite_ + "'");
+  if (dtype_ != "all") throw InputError("--dtype needs --suite user");
   bench::Options bo;
   if (budget_s_ > 0) bo.seconds_per_measurement = budget_s_ / 24;  // 12 kernels x native, cestac
   std::ostream& progress = progress_stream(quiet_);

@@ -98,6 +98,13 @@ void check_max_findings(int64_t v) {
   if (v < 0) throw InputError("--max-findings must not be negative");
 }
 
+std::optional<DType> dtype_of(const std::string& v) {
+  if (v == "all") return std::nullopt;
+  auto d = parse_dtype(v);
+  if (!d) throw InputError("unknown --dtype '" + v + "' (f64, f32, f16, bf16 or all)");
+  return d;
+}
+
 uint64_t pick_seed(uint64_t seed) {
   if (seed != 0) return seed;
   return static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count() %

@@ -5,8 +5,11 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "stabfuzz/dtype.h"
 
 namespace stabfuzz::cli::flag {
 
@@ -71,6 +74,8 @@ void fail_on(Desc& d, std::string* v);
 // Checks shared by several commands; each throws InputError naming the flag.
 void check_cancel_digits(int v);
 void check_max_findings(int64_t v);
+// --dtype's value: one dtype, or none for "all".
+std::optional<DType> dtype_of(const std::string& v);
 // A seed of 0 (the default of the runs) picks one from the clock.
 uint64_t pick_seed(uint64_t seed);
 

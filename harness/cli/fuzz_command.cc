@@ -76,11 +76,7 @@ fuzz::FuzzOptions FuzzCommand::config(const Invocation& inv) {
     throw InputError("fuzz needs --target FAMILY (stabfuzz --list shows the families)");
   f.family = target_;
   f.impl = impl_;
-  if (dtype_ != "all") {
-    auto d = parse_dtype(dtype_);
-    if (!d) throw InputError("unknown --dtype '" + dtype_ + "' (f64, f32, f16, bf16 or all)");
-    f.dtypes = {*d};
-  }
+  if (auto d = flag::dtype_of(dtype_)) f.dtypes = {*d};
   f.time_s = parse_duration(time_, "--time");
   if (inv.given("runs") && runs_ <= 0) throw InputError("--runs must be positive");
   f.runs = inv.given("runs") ? runs_ : 0;

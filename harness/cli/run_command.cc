@@ -176,11 +176,7 @@ campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
   campaign::RunOptions ro;
   ro.family = target_;
   ro.impl = impl_;
-  if (dtype_ != "all") {
-    auto d = parse_dtype(dtype_);
-    if (!d) throw InputError("unknown --dtype '" + dtype_ + "' (f64, f32, f16, bf16 or all)");
-    ro.dtypes = {*d};
-  }
+  if (auto d = flag::dtype_of(dtype_)) ro.dtypes = {*d};
   if (inv.given("runs") && runs_ <= 0) throw InputError("--runs must be positive");
   if (budget_s_ < 0) throw InputError("--budget-s must not be negative");
   flag::check_max_findings(max_findings_);

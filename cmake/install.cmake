@@ -9,7 +9,8 @@ include(CMakePackageConfigHelpers)
 install(TARGETS stabfuzz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT stabfuzz_runtime)
 
 # The headers a plugin includes: the ABI, the plugin macros and the CESTAC scalar they run.
-set(_stabfuzz_plugin_headers cestac.h lowp.h plugin.h plugin_abi.h stoch.h stoch_engine.h)
+set(_stabfuzz_plugin_headers cestac.h lowp.h plugin.h plugin_abi.h stoch.h stoch_engine.h
+                              stoch_nearness.h stoch_slow_paths.h)
 list(TRANSFORM _stabfuzz_plugin_headers PREPEND ${CMAKE_SOURCE_DIR}/include/stabfuzz/)
 install(FILES ${_stabfuzz_plugin_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz
         COMPONENT stabfuzz_dev)

@@ -42,10 +42,10 @@ struct Narrower<LowFloat<F>> {
   static LowFloat<F> up(type v) { return LowFloat<F>(static_cast<double>(v)); }
 };
 
-template <class T, int N>
-struct Narrower<Stoch<T, N>> {
-  using Wide = Stoch<T, N>;
-  using type = Stoch<typename Narrower<T>::type, N>;
+template <class T, int N, cestac::Rounding R>
+struct Narrower<Stoch<T, N, R>> {
+  using Wide = Stoch<T, N, R>;
+  using type = Stoch<typename Narrower<T>::type, N, R>;
   static_assert(Wide::kLanes == type::kLanes);
   static type down(const Wide& v) {
     type r;

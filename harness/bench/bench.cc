@@ -81,7 +81,7 @@ Measurement measure(const std::string& op, const Input& in, double elements, con
   m.native_ns = m.cestac_ns = INFINITY;
   for (int r = 0; r < opts.repeats; ++r) {
     m.native_ns = std::min(m.native_ns, time_chunk<Op, T>(native, chunk) / elements);
-    cestac::Run run(1, 1, config);  // round toward +inf only around the Stoch calls
+    cestac::Run run(1, 1, config);  // a run only around the Stoch calls
     m.cestac_ns = std::min(m.cestac_ns, time_chunk<Op, Stoch<T>>(stoch, chunk) / elements);
   }
   m.ratio = m.cestac_ns / m.native_ns;

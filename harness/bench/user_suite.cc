@@ -1,5 +1,5 @@
-// The user-code suite: user_kernels.h instantiated natively and as Stoch<T, 3>, timed in
-// alternating chunks of thread CPU time.
+// The user-code suite: user_kernels.h instantiated natively, as Stoch<T, 3> and as Stoch<T, 3,
+// Rounding::updown>, timed in alternating chunks of thread CPU time.
 #include "harness/bench/user_suite.h"
 
 #include <algorithm>
@@ -172,6 +172,10 @@ template <class T>
 std::vector<UserCase> native_or_cestac(bool cestac, const UserSizes& z) {
   return cestac ? cases_of<Stoch<T, 3>>(z) : cases_of<T>(z);
 }
+template <class T>
+std::vector<UserCase> updown_of(const UserSizes& z) {
+  return cases_of<Stoch<T, 3, cestac::Rounding::updown>>(z);
+}
 
 // Mean thread-CPU microseconds per call, over calls repeated for at least `seconds` (one at least).
 double time_chunk(const std::function<void()>& call, double seconds) {
@@ -194,10 +198,12 @@ double median(std::vector<double> v) {
 
 // Native and CESTAC chunks alternate, so that both see the same machine (frequency, other
 // processes' load, cache state); each side keeps all its chunks for the min and the median.
-UserRow measure_row(const UserCase& native, const UserCase& cestac, const UserOptions& opts,
-                    double chunk_s) {
+UserRow measure_row(const UserCase& native, const UserCase& cestac, const UserCase& updown,
+                    const UserOptions& opts, double chunk_s) {
   cestac::Config config;
   config.detect = opts.detect;
+  cestac::Config updown_config = config;
+  updown_config.rounding = cestac::Rounding::updown;
   // Warm-up (first-touch pages, allocations inside the kernel, caches), timed: a row whose single
   // calls outlast its share of the budget (f16/bf16 gemm: about a second under CESTAC) gets fewer
   // repeats, never under five, so that the suite stays near its budget.
@@ -210,11 +216,15 @@ UserRow measure_row(const UserCase& native, const UserCase& cestac, const UserOp
   const double row_budget_s = 2 * chunk_s * opts.repeats;
   const int repeats = std::clamp(static_cast<int>(row_budget_s / (warm_native_s + warm_cestac_s)),
                                  std::min(5, opts.repeats), opts.repeats);
-  std::vector<double> tn, tc;
+  std::vector<double> tn, tc, tu;
   for (int r = 0; r < repeats; ++r) {
     tn.push_back(time_chunk(native.call, chunk_s));
-    cestac::Run run(1, 1, config);  // round toward +inf only around the Stoch calls
-    tc.push_back(time_chunk(cestac.call, chunk_s));
+    {
+      cestac::Run run(1, 1, config);
+      tc.push_back(time_chunk(cestac.call, chunk_s));
+    }
+    cestac::Run run(1, 1, updown_config);  // round toward +inf only around the Stoch calls
+    tu.push_back(time_chunk(updown.call, chunk_s));
   }
   UserRow row;
   row.kernel = native.kernel;
@@ -223,6 +233,8 @@ UserRow measure_row(const UserCase& native, const UserCase& cestac, const UserOp
   row.cestac_min_us = *std::min_element(tc.begin(), tc.end());
   row.native_median_us = median(tn);
   row.cestac_median_us = median(tc);
+  row.updown_min_us = *std::min_element(tu.begin(), tu.end());
+  row.updown_median_us = median(tu);
   return row;
 }
 
@@ -250,6 +262,20 @@ std::vector<UserCase> user_cases(DType d, bool cestac, const UserSizes& sizes) {
   return {};
 }
 
+std::vector<UserCase> user_updown_cases(DType d, const UserSizes& sizes) {
+  switch (d) {
+    case DType::f64:
+      return updown_of<double>(sizes);
+    case DType::f32:
+      return updown_of<float>(sizes);
+    case DType::f16:
+      return updown_of<Half>(sizes);
+    case DType::bf16:
+      return updown_of<BFloat16>(sizes);
+  }
+  return {};
+}
+
 std::vector<std::string> user_kernel_names() {
   std::vector<std::string> names;
   for (const auto& c : user_cases(DType::f64, false, UserSizes{64, 4, 4, 4, 4, 2}))
@@ -259,29 +285,34 @@ std::vector<std::string> user_kernel_names() {
 
 std::vector<UserRow> run_user_suite(const UserOptions& opts, std::ostream& progress) {
   const double rows = static_cast<double>(opts.dtypes.size() * user_kernel_names().size());
-  const double chunk_s = opts.budget_s / (rows * 2 * std::max(opts.repeats, 1));
+  const double chunk_s = opts.budget_s / (rows * 3 * std::max(opts.repeats, 1));
   std::vector<UserRow> out;
   for (DType d : opts.dtypes) {
     const auto native = user_cases(d, false, opts.sizes);
     const auto cestac = user_cases(d, true, opts.sizes);
+    const auto updown = user_updown_cases(d, opts.sizes);
     for (std::size_t i = 0; i < native.size(); ++i) {
-      UserRow row = measure_row(native[i], cestac[i], opts, chunk_s);
+      UserRow row = measure_row(native[i], cestac[i], updown[i], opts, chunk_s);
       row.dtype = std::string(dtype_name(d));
       progress << "  " << row.kernel << " " << row.dtype << ": native " << row.native_min_us
                << " us, cestac " << row.cestac_min_us << " us (min), ratio " << row.ratio_min()
-               << " min, " << row.ratio_median() << " median" << std::endl;
+               << " min, " << row.ratio_median() << " median; updown " << row.updown_ratio_min()
+               << " min" << std::endl;
       out.push_back(std::move(row));
     }
   }
   return out;
 }
 
-double user_geomean(const std::vector<UserRow>& rows, const std::string& dtype, bool median) {
+double user_geomean(const std::vector<UserRow>& rows, const std::string& dtype, bool median,
+                    bool updown) {
   double log_sum = 0;
   int n = 0;
   for (const auto& r : rows)
     if (r.dtype == dtype) {
-      log_sum += std::log(median ? r.ratio_median() : r.ratio_min());
+      const double ratio = updown ? (median ? r.updown_ratio_median() : r.updown_ratio_min())
+                                  : (median ? r.ratio_median() : r.ratio_min());
+      log_sum += std::log(ratio);
       ++n;
     }
   return n ? std::exp(log_sum / n) : 0.0;
@@ -295,22 +326,26 @@ void print_user_table(const std::vector<UserRow>& rows, std::ostream& os) {
   };
   os << std::left << std::setw(19) << "kernel" << std::setw(6) << "dtype" << std::right
      << std::setw(12) << "native_us" << std::setw(12) << "cestac_us" << std::setw(11) << "ratio_min"
-     << std::setw(11) << "ratio_med" << std::setw(6) << "reps"
+     << std::setw(11) << "ratio_med" << std::setw(12) << "updown_us" << std::setw(11) << "ud_ratio"
+     << std::setw(6) << "reps"
      << "   (us per call: min over reps)\n";
   for (const auto& r : rows)
     os << std::left << std::setw(19) << r.kernel << std::setw(6) << r.dtype << std::right
        << std::setw(12) << num(r.native_min_us, 2) << std::setw(12) << num(r.cestac_min_us, 2)
        << std::setw(11) << num(r.ratio_min(), 2) << std::setw(11) << num(r.ratio_median(), 2)
+       << std::setw(12) << num(r.updown_min_us, 2) << std::setw(11) << num(r.updown_ratio_min(), 2)
        << std::setw(6) << r.repeats << "\n";
   for (const auto& d : dtypes_of(rows))
     os << "geomean ratio " << d << ": " << num(user_geomean(rows, d, false), 2) << " (min), "
-       << num(user_geomean(rows, d, true), 2) << " (median)\n";
+       << num(user_geomean(rows, d, true), 2) << " (median); updown "
+       << num(user_geomean(rows, d, false, true), 2) << " (min)\n";
 }
 
 json::Value user_to_json(const std::vector<UserRow>& rows) {
   json::Value out;
   out.set("suite", "user");
   out.set("cestac", "Stoch<T, 3> of the same template, detection on; thread CPU time per call");
+  out.set("updown", "Stoch<T, 3, Rounding::updown> (CADNA's up-or-down rounding), the same way");
   json::Array arr;
   for (const auto& r : rows) {
     json::Value j;
@@ -323,6 +358,9 @@ json::Value user_to_json(const std::vector<UserRow>& rows) {
     j.set("cestac_median_us", r.cestac_median_us);
     j.set("ratio_min", r.ratio_min());
     j.set("ratio_median", r.ratio_median());
+    j.set("updown_min_us", r.updown_min_us);
+    j.set("updown_median_us", r.updown_median_us);
+    j.set("updown_ratio_min", r.updown_ratio_min());
     arr.push_back(std::move(j));
   }
   out.set("rows", std::move(arr));
@@ -331,6 +369,7 @@ json::Value user_to_json(const std::vector<UserRow>& rows) {
     json::Value g;
     g.set("min", user_geomean(rows, d, false));
     g.set("median", user_geomean(rows, d, true));
+    g.set("updown_min", user_geomean(rows, d, false, true));
     geo.set(d, std::move(g));
   }
   out.set("geomean_ratio", std::move(geo));

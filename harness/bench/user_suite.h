@@ -32,6 +32,8 @@ struct UserCase {
 // The suite's kernels for dtype `d`, natively (double, float, Half, BFloat16) or as Stoch<T, 3>.
 // Built outside any cestac::Run: inputs convert to the nearest value of T.
 std::vector<UserCase> user_cases(DType d, bool cestac, const UserSizes& sizes = {});
+// The same kernels as Stoch<T, 3, Rounding::updown> (CADNA's rounding), to time beside the default.
+std::vector<UserCase> user_updown_cases(DType d, const UserSizes& sizes = {});
 // Kernel names, in the order user_cases returns them.
 std::vector<std::string> user_kernel_names();
 
@@ -43,6 +45,9 @@ struct UserRow {
   double cestac_min_us = 0, cestac_median_us = 0;  // per call, Stoch<T, 3>, detection on
   double ratio_min() const { return cestac_min_us / native_min_us; }
   double ratio_median() const { return cestac_median_us / native_median_us; }
+  double updown_min_us = 0, updown_median_us = 0;  // Stoch<T, 3, Rounding::updown>
+  double updown_ratio_min() const { return updown_min_us / native_min_us; }
+  double updown_ratio_median() const { return updown_median_us / native_median_us; }
 };
 
 struct UserOptions {
@@ -54,8 +59,10 @@ struct UserOptions {
 };
 
 std::vector<UserRow> run_user_suite(const UserOptions& opts, std::ostream& progress);
-// Geometric mean of ratio_median (or ratio_min) over one dtype's rows.
-double user_geomean(const std::vector<UserRow>& rows, const std::string& dtype, bool median);
+// Geometric mean of ratio_median (or ratio_min) over one dtype's rows; of the updown ratios when
+// `updown`.
+double user_geomean(const std::vector<UserRow>& rows, const std::string& dtype, bool median,
+                    bool updown = false);
 void print_user_table(const std::vector<UserRow>& rows, std::ostream& os);
 json::Value user_to_json(const std::vector<UserRow>& rows);
 

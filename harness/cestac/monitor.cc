@@ -73,8 +73,12 @@ Run::Run(uint64_t seed, uint64_t stream, Config config)
   hot.cancel_bits = cancel_bits_for(config.cancel_digits);
   hot.cancel_ratio = config.detect ? std::ldexp(1.0, -hot.cancel_bits) : 0.0;
   thread_log() = Log{};
-  hot.run_mxcsr = (saved_mxcsr_ & ~kMxcsrRoundingMask) | kMxcsrRoundUp;
-  set_mxcsr(hot.run_mxcsr);
+  if (config.rounding == Rounding::updown) {
+    hot.run_mxcsr = (saved_mxcsr_ & ~kMxcsrRoundingMask) | kMxcsrRoundUp;
+    set_mxcsr(hot.run_mxcsr);
+  } else {
+    set_mxcsr(saved_mxcsr_ & ~kMxcsrRoundingMask);  // round to nearest, whatever the caller's mode
+  }
 }
 
 Run::~Run() {

@@ -39,8 +39,8 @@ struct Site {
 
 template <class T>
 struct is_stoch : std::false_type {};
-template <class F, int N>
-struct is_stoch<Stoch<F, N>> : std::true_type {};
+template <class F, int N, cestac::Rounding R>
+struct is_stoch<Stoch<F, N, R>> : std::true_type {};
 template <class T>
 inline constexpr bool is_stoch_v = is_stoch<T>::value;
 
@@ -49,8 +49,8 @@ template <class T>
 struct sample_of {
   using type = T;
 };
-template <class F, int N>
-struct sample_of<Stoch<F, N>> {
+template <class F, int N, cestac::Rounding R>
+struct sample_of<Stoch<F, N, R>> {
   using type = F;
 };
 

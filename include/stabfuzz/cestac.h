@@ -7,10 +7,12 @@
 // path when an instability occurs (or, for +, x and /, when its random bits need a refill); the
 // slow path records the return address, which is symbolized to file:line at report time.
 //
-// Rounding mode: a Run switches the calling thread's SSE rounding (MXCSR) to round toward +inf,
-// as CADNA does, so that one vector instruction per operation rounds every sample up or, through
-// -RU(-x), down. The mode is per thread and is restored when the Run ends (also by an exception);
-// libm calls, the slow paths and the statistics run inside NearestScope, i.e. in round to nearest.
+// Rounding mode: a run of the default Rounding::nearness computes in round to nearest (each
+// operation's exact error decides its stochastic rounding). A run of Rounding::updown (CADNA's
+// up-or-down rounding) switches the calling thread's SSE rounding (MXCSR) to round toward +inf,
+// so that one vector instruction per operation rounds every sample up or, through -RU(-x), down.
+// The mode is per thread and is restored when the Run ends (also by an exception); libm calls,
+// the slow paths and the statistics run inside NearestScope, i.e. in round to nearest.
 #pragma once
 
 #include <array>
@@ -53,6 +55,9 @@ struct Config {
   int cancel_digits =
       kDefaultCancelDigits;  // k: a +/- that loses at least this many digits is a cancellation
   bool detect = true;        // instability detection on (off only to measure its cost)
+  // How samples are rounded; must match the Stoch type the run computes with
+  // (Stoch<T, N, Rounding::updown> needs a run switched to round toward +inf).
+  Rounding rounding = Rounding::nearness;
 };
 
 // Counter-based generator: bits = mix64(key + c * counter++), keyed by stream_key(seed, stream);
@@ -89,7 +94,7 @@ struct HotState {
   // A +/- goes to the cancellation check when |result| < cancel_ratio max(|a|, |b|):
   // 2^-cancel_bits with detection on, 0 (never) with detection off.
   double cancel_ratio = 0x1p-14;
-  // MXCSR inside the run (round toward +inf); 0 outside any run.
+  // MXCSR inside an updown run (round toward +inf); 0 outside any run and in nearness runs.
   uint32_t run_mxcsr = 0;
   static constexpr uint64_t kFreshPatternWord = fresh_bits(0x5eed, 0);
   // Random bits of the rounding patterns of four-lane operations, below a sentinel 1 bit like

@@ -72,8 +72,8 @@ inline bool add(const stabfuzz_target& t) {
 
 template <class T>
 struct IsStoch : std::false_type {};
-template <class T, int N>
-struct IsStoch<cestac::Stoch<T, N>> : std::true_type {};
+template <class T, int N, cestac::Rounding R>
+struct IsStoch<cestac::Stoch<T, N, R>> : std::true_type {};
 
 // An exact input value as T (Stoch: every sample equal to the value in its base type).
 template <class T>

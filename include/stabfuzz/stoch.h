@@ -1,17 +1,19 @@
-// Stoch<T, N>: the CESTAC stochastic scalar. N samples of T, each randomly rounded at every
-// operation; their spread gives the number of exact significant digits.
+// Stoch<T, N, R>: the CESTAC stochastic scalar. N samples of T (four lanes for N = 3), each
+// randomly rounded at every operation; their spread gives the number of exact significant digits.
 //
-// Random rounding as CADNA does it: a cestac::Run switches its thread to round toward +inf, and
-// each sample is rounded up, or down through -RU(-x) = RD(x) by flipping signs, by a random bit;
-// of the four lanes, two round up and two down at every operation (rounding_bits).
-// For float and double one operation is then one vector instruction over all samples plus two
-// sign flips (XOR), so the critical path of dependent operations is nearly native. The mode is
-// per thread, restored when the Run ends, and set back to nearest around every libm call and the
-// slow paths (NearestScope), so libm, BLAS and MPFR never see it. f16/bf16 samples are computed
-// in double and rounded to the format by a rounding-mode-independent routine. Elementary
-// functions of float/f16/bf16 samples are evaluated in double, which decides the side of the
-// exact value; libm's double results are perturbed at random. Build with -ffp-contract=off and
-// never -ffast-math.
+// Rounding R (cestac_core.h): by default stochastic rounding to nearness. The run computes in round
+// to nearest; each operation's exact error (2Sum, an fma for x, /, sqrt) decides, per lane, whether
+// the sample moves to the exact value's other neighbour, with probability |error| / gap, so every
+// sample's expected value is the exact result. For float and double one operation is a few vector
+// instructions over all samples. An inexact operation never leaves every lane equal (uncollapse).
+// Rounding::updown is CADNA's up-or-down rounding (two lanes each way), in a run switched to round
+// toward +inf (a Run whose Config says updown), where each sample is rounded up or, through
+// -RU(-x) = RD(x) by flipping signs, down: cheaper, biased on repeated rounded-off fractions, kept
+// to measure against. libm, BLAS and MPFR always run in round to nearest (NearestScope). f16/bf16
+// samples are computed in double and rounded to the format by a rounding-mode-independent routine.
+// Elementary functions of float/f16/bf16 samples are evaluated in double, which decides the side
+// of the exact value; libm's double results are perturbed at random. Build with
+// -ffp-contract=off and never -ffast-math.
 //
 // Operator code needs no change beyond being a template over its scalar type: operations are
 // hidden friends found by ADL, so `using std::exp; exp(x)` works for float, double and Stoch.
@@ -21,24 +23,41 @@
 
 namespace stabfuzz::cestac {
 
-template <class T, int N = 3>
+namespace detail {
+template <class S>
+struct NearnessOps;  // stabfuzz/stoch_nearness.h
+template <class S>
+struct SlowPaths;  // stabfuzz/stoch_slow_paths.h
+}  // namespace detail
+
+template <class T, int N = 3, Rounding R = Rounding::nearness>
 class Stoch {
+  friend struct detail::NearnessOps<Stoch>;
+  friend struct detail::SlowPaths<Stoch>;
+  using Nearness = detail::NearnessOps<Stoch>;
+  using Slow = detail::SlowPaths<Stoch>;
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || is_low_precision_v<T>,
                 "Stoch<float|double|Half|BFloat16, N>");
   static_assert(N >= 2 && N <= 16, "2 <= N <= 16 samples");
   using Traits = detail::SampleTraits<T>;
   static constexpr bool kLow = Traits::kLow;
   static constexpr bool kSimd = !kLow && (N == 3 || N == 4);  // four lanes of float or double
+  static constexpr bool kNearness = R == Rounding::nearness;
 
  public:
   using value_type = T;
   using Sample = typename Traits::Sample;
   static constexpr int kSamples = N;
   static constexpr int kPrecision = Traits::kPrecision;
+  static constexpr Rounding kRounding = R;
 
   // Samples live in kLanes >= N slots (3 -> 4) so that each operation is one SIMD instruction
-  // over a full vector; lanes past N are extra random samples that the statistics ignore.
+  // over a full vector; the lane past N is one more random sample, read by every statistic.
   static constexpr int kLanes = N == 3 ? 4 : N;
+  // The samples every statistic reads: all lanes. The mean, the digits, the computational-zero
+  // test, the comparisons and the cancellation rule share one definition (for N = 3 the fourth
+  // lane is a real, independently rounded sample: it costs nothing and sharpens every test).
+  static constexpr int kTested = kLanes;
   alignas(kLanes * sizeof(Sample) <= 32 ? kLanes * sizeof(Sample) : 32) Sample s[kLanes];
 
   SF_ALWAYS_INLINE Stoch() : s{} {}
@@ -46,15 +65,15 @@ class Stoch {
   SF_ALWAYS_INLINE Stoch(T v) {  // NOLINT(google-explicit-constructor): numeric literal use
     for (int i = 0; i < kLanes; ++i) s[i] = static_cast<Sample>(v);
   }
-  // Other arithmetic types convert to the nearest T, also inside a run (round toward +inf).
+  // Other arithmetic types convert to the nearest T, also inside an updown run (round toward +inf).
   template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0>
   SF_ALWAYS_INLINE Stoch(U v) : Stoch(nearest(v)) {}  // NOLINT
 
   Sample sample(int i) const { return s[i]; }
   double mean() const {
     long double m = 0;
-    for (int i = 0; i < N; ++i) m += s[i];
-    return static_cast<double>(m / N);
+    for (int i = 0; i < kTested; ++i) m += s[i];
+    return static_cast<double>(m / kTested);
   }
   // Exact significant digits of the mean, estimated from every computed sample (the vector's
   // fourth lane for N = 3 is a real, independently rounded sample: it costs nothing and sharpens
@@ -63,11 +82,12 @@ class Stoch {
     return detail::digits<kLanes>(s, kPrecision, detail::digit_scale(kLanes));
   }
   bool computational_zero() const {
-    return detail::all_equal<N>(s) ? s[0] == 0 : detail::computational_zero<N>(s);
+    return detail::all_equal<kTested>(s) ? s[0] == 0 : detail::computational_zero<kTested>(s);
   }
 
   // ---- arithmetic ------------------------------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch operator+(const Stoch& a, const Stoch& b) {
+    if constexpr (kNearness) return Nearness::add(a, b);
     auto& ts = hot_state();
     const uint32_t pattern = kSimd ? take_pattern_index(ts) : 0;
     const uint32_t bits = kSimd ? 0 : rounding_bits(ts);
@@ -85,7 +105,7 @@ class Stoch {
       // One test for the rare cases: a sample at overflow, an exponent drop that may be a
       // cancellation (never with detection off: the ratio is 0), random bits to refill.
       if (!detail::add_fast_ok<T>(va, vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
-        S4::store(r.s, add_slow(va, vb, vr));
+        S4::store(r.s, Slow::add(va, vb, vr));
       return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
@@ -110,6 +130,7 @@ class Stoch {
   friend SF_ALWAYS_INLINE Stoch operator-(const Stoch& a, const Stoch& b) { return a + (-b); }
 
   friend SF_ALWAYS_INLINE Stoch operator*(const Stoch& a, const Stoch& b) {
+    if constexpr (kNearness) return Nearness::mul(a, b);
     auto& ts = hot_state();
     const uint32_t pattern = kSimd ? take_pattern_index(ts) : 0;
     const uint32_t bits = kSimd ? 0 : rounding_bits(ts);
@@ -129,7 +150,7 @@ class Stoch {
       const auto vr = S4::flip(S4::flip(va, m) * vb, m);
       S4::store(r.s, vr);
       if (!detail::mul_fast_ok<T>(va, vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
-        S4::store(r.s, mul_slow(va, vb, vr));
+        S4::store(r.s, Slow::mul(va, vb, vr));
       return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
@@ -147,14 +168,15 @@ class Stoch {
       // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is
       // exact.
       if (a.zero_fast() && b.zero_fast() &&
-          !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
+          !(detail::all_equal<kTested>(a.s) && detail::all_equal<kTested>(b.s)))
         detail::record_here(Kind::unstable_multiplication);
-      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
+      if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
     }
     return r;
   }
 
   friend SF_ALWAYS_INLINE Stoch operator/(const Stoch& a, const Stoch& b) {
+    if constexpr (kNearness) return Nearness::div(a, b);
     auto& ts = hot_state();
     const uint32_t pattern = kSimd ? take_pattern_index(ts) : 0;
     const uint32_t bits = kSimd ? 0 : rounding_bits(ts);
@@ -174,7 +196,7 @@ class Stoch {
       const auto vr = S4::flip(S4::flip(va, m) / vb, m);
       S4::store(r.s, vr);
       if (!detail::div_fast_ok<T>(vb, vr, ts) || pattern_word_low(ts)) [[unlikely]]
-        S4::store(r.s, div_slow(va, vb, vr));
+        S4::store(r.s, Slow::div(va, vb, vr));
       return r;
     } else {
       for (int i = 0; i < kLanes; ++i) {
@@ -190,7 +212,7 @@ class Stoch {
     }
     if (ts.detect) {
       if (b.zero_fast()) detail::record_here(Kind::unstable_division);
-      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
+      if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
     }
     return r;
   }
@@ -202,6 +224,7 @@ class Stoch {
 
   // ---- elementary functions ---------------------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch sqrt(const Stoch& a) {
+    if constexpr (kNearness) return Nearness::sqrt(a);
     auto& ts = hot_state();
     const uint32_t bits = rounding_bits(ts);
     Stoch r;
@@ -226,7 +249,7 @@ class Stoch {
     }
     if (ts.detect) {
       if (a.noisy_zero()) detail::record_here(Kind::unstable_function);
-      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);
+      if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s);
     }
     return r;
   }
@@ -235,10 +258,12 @@ class Stoch {
 #define SF_STOCH_LIBM(name, fn, zero_is_unstable)                                             \
   friend SF_ALWAYS_INLINE Stoch name(const Stoch& a) {                                        \
     auto& ts = hot_state();                                                                   \
-    const uint32_t bits = random_bits(ts, 2 * kLanes);                                        \
+    const uint32_t bits = kNearness ? 0u : random_bits(ts, 2 * kLanes);                       \
     Stoch r;                                                                                  \
-    NearestScope nearest;                 /* libm runs in round to nearest */                 \
-    if (detail::all_equal<kLanes>(a.s)) { /* exact argument: evaluate once */                 \
+    NearestScope nearest; /* libm runs in round to nearest */                                 \
+    if constexpr (kNearness) {                                                                \
+      r = Nearness::libm(a, [](Wide x) { return std::fn(x); });                               \
+    } else if (detail::all_equal<kLanes>(a.s)) { /* exact argument: evaluate once */          \
       const Wide w = std::fn(widen(a.s[0]));                                                  \
       for (int i = 0; i < kLanes; ++i) r.s[i] = round_wide(w, (bits >> (2 * i)) & 3u);        \
     } else {                                                                                  \
@@ -247,7 +272,7 @@ class Stoch {
     }                                                                                         \
     if (ts.detect) {                                                                          \
       if ((zero_is_unstable) && a.noisy_zero()) detail::record_here(Kind::unstable_function); \
-      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s);                  \
+      if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s);      \
     }                                                                                         \
     return r;                                                                                 \
   }
@@ -278,7 +303,20 @@ class Stoch {
         auto& ts = hot_state();
         Stoch r;
         const detail::Vexp4Parts p = detail::vexp4_parts(x);
-        if constexpr (std::is_same_v<T, double>) {
+        if constexpr (kNearness && std::is_same_v<T, double>) {
+          // hi + t rounded stochastically (2Sum), then scaled by 2^k (exact above 2^-1022).
+          using S4 = detail::Simd4<double>;
+          const auto hi = (typename S4::V)p.hi, t = (typename S4::V)p.t;
+          const auto sum = hi + t, bb = sum - hi;
+          const auto e = (hi - (sum - bb)) + (t - bb);
+          const auto vr =
+              S4::template sr_round_uncollapsed<false>(sum, e, e, Nearness::op_word(ts));
+          S4::store(r.s, vr * (typename S4::V)p.scale);
+        } else if constexpr (kNearness) {
+          alignas(32) double w[4];
+          _mm256_store_pd(w, _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale));
+          r = Nearness::lanewise(ts, [&](int i) { return Nearness::wide_choice(w[i], ts); });
+        } else if constexpr (std::is_same_v<T, double>) {
           using S4 = detail::Simd4<double>;
           const auto m =
               S4::template pattern_lanes<kBalancedPatterns>(take_pattern_index_refill(ts));
@@ -317,14 +355,20 @@ class Stoch {
   // pow: unstable when the base is a computational zero or the exponent is noise.
   friend SF_ALWAYS_INLINE Stoch pow(const Stoch& a, const Stoch& b) {
     auto& ts = hot_state();
-    const uint32_t bits = random_bits(ts, 2 * kLanes);
+    const uint32_t bits = kNearness ? 0u : random_bits(ts, 2 * kLanes);
     Stoch r;
     NearestScope nearest;  // libm runs in round to nearest
-    for (int i = 0; i < kLanes; ++i)
-      r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> (2 * i)) & 3u);
+    if constexpr (kNearness) {
+      r = Nearness::lanewise(ts, [&](int i) {
+        return Nearness::wide_choice(std::pow(widen(a.s[i]), widen(b.s[i])), ts);
+      });
+    } else {
+      for (int i = 0; i < kLanes; ++i)
+        r.s[i] = round_wide(std::pow(widen(a.s[i]), widen(b.s[i])), (bits >> (2 * i)) & 3u);
+    }
     if (ts.detect) {
       if (a.noisy_zero() || b.noisy_zero()) detail::record_here(Kind::unstable_power);
-      if (!detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
+      if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
     }
     return r;
   }
@@ -345,13 +389,13 @@ class Stoch {
   }
   friend SF_ALWAYS_INLINE Stoch abs(const Stoch& a) { return fabs(a); }
 
-#define SF_STOCH_INTEGRAL(fn)                                                   \
-  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                            \
-    Stoch r;                                                                    \
-    for (int i = 0; i < kLanes; ++i) r.s[i] = std::fn(a.s[i]);                  \
-    if (hot.detect && !detail::all_equal<N>(r.s) && detail::all_finite<N>(r.s)) \
-      detail::record_here(Kind::unstable_intrinsic);                            \
-    return r;                                                                   \
+#define SF_STOCH_INTEGRAL(fn)                                                               \
+  friend SF_ALWAYS_INLINE Stoch fn(const Stoch& a) {                                        \
+    Stoch r;                                                                                \
+    for (int i = 0; i < kLanes; ++i) r.s[i] = std::fn(a.s[i]);                              \
+    if (hot.detect && !detail::all_equal<kTested>(r.s) && detail::all_finite<kTested>(r.s)) \
+      detail::record_here(Kind::unstable_intrinsic);                                        \
+    return r;                                                                               \
   }
   SF_STOCH_INTEGRAL(floor)
   SF_STOCH_INTEGRAL(ceil)
@@ -364,7 +408,7 @@ class Stoch {
   template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
   SF_ALWAYS_INLINE explicit operator I() const {
     bool same = true;
-    for (int i = 1; i < N; ++i) same &= static_cast<I>(s[i]) == static_cast<I>(s[0]);
+    for (int i = 1; i < kTested; ++i) same &= static_cast<I>(s[i]) == static_cast<I>(s[0]);
     if (hot.detect && !same) detail::record_here(Kind::unstable_intrinsic);
     return static_cast<I>(mean());
   }
@@ -373,6 +417,7 @@ class Stoch {
 
   // fma(a, b, c) = a b + c with one random rounding (f16, bf16: computed in double).
   friend SF_ALWAYS_INLINE Stoch fma(const Stoch& a, const Stoch& b, const Stoch& c) {
+    if constexpr (kNearness) return Nearness::fma(a, b, c);
     auto& ts = hot_state();
     const uint32_t bits = rounding_bits(ts);
     Stoch r;
@@ -394,7 +439,8 @@ class Stoch {
               return std::isfinite(a.s[i]) && std::isfinite(b.s[i]) && std::isfinite(c.s[i]);
             });
     }
-    if (ts.detect && !detail::all_finite<N>(r.s)) detail::check_nonfinite<N>(r.s, a.s, b.s);
+    if (ts.detect && !detail::all_finite<kTested>(r.s))
+      detail::check_nonfinite<kTested>(r.s, a.s, b.s);
     return r;
   }
 
@@ -468,12 +514,12 @@ class Stoch {
   }
 
   SF_ALWAYS_INLINE bool zero_fast() const {
-    return !detail::clearly_nonzero<N>(s) && detail::computational_zero<N>(s);
+    return !detail::clearly_nonzero<kTested>(s) && detail::computational_zero<kTested>(s);
   }
   // A computational zero whose samples disagree: noise, not an exact zero.
   SF_ALWAYS_INLINE bool noisy_zero() const {
-    return !detail::clearly_nonzero<N>(s) && !detail::all_equal<N>(s) &&
-           detail::computational_zero<N>(s);
+    return !detail::clearly_nonzero<kTested>(s) && !detail::all_equal<kTested>(s) &&
+           detail::computational_zero<kTested>(s);
   }
 
   static SF_ALWAYS_INLINE void check_add_fast(const Stoch& a, const Stoch& b, const Stoch& r,
@@ -481,8 +527,8 @@ class Stoch {
     using detail::exponent_field;
     const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
     const int er = exponent_field(r.s[0]);
-    if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite<N>(r.s))
-      detail::check_sum<N>(a.s, b.s, r.s, kPrecision);
+    if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite<kTested>(r.s))
+      detail::check_sum<kTested>(a.s, b.s, r.s, kPrecision);
   }
 
   // The slow paths take and return the samples as vectors, in registers: a by-reference
@@ -517,77 +563,22 @@ class Stoch {
     return compare_at(a, b, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   }
   static int compare_at(const Stoch& a, const Stoch& b, uintptr_t site) {
-    Sample d[N];
+    Sample d[kTested];
     bool tie = true, nan = false;
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < kTested; ++i) {
       tie &= (a.s[i] == b.s[i]);  // also equal infinities
       d[i] = a.s[i] - b.s[i];
       nan |= std::isnan(d[i]);
     }
     if (tie) return 0;
     if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
-    if (!detail::clearly_nonzero<N>(d) && detail::computational_zero<N>(d)) {
+    if (!detail::clearly_nonzero<kTested>(d) && detail::computational_zero<kTested>(d)) {
       if (hot.detect) record_at(Kind::unstable_branching, site);
       return 0;
     }
     T sum = 0;
-    for (int i = 0; i < N; ++i) sum += d[i];
+    for (int i = 0; i < kTested; ++i) sum += d[i];
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
-  }
-
-  // Each slow path refills the random bits first; taken for that alone, it returns at once.
-  static SF_SLOW_PATH SV add_slow(SV va, SV vb, SV vr) {
-    refill_pattern_word(hot);
-    if (detail::add_fast_ok<T>(va, vb, vr, hot)) return vr;
-    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-    const Stoch a = from_vector(va), b = from_vector(vb);
-    Stoch r = from_vector(vr);
-    if (detail::any_at_overflow<kLanes>(r.s))
-      detail::settle_overflow<kLanes>(
-          r.s, [&](int i) { return a.s[i] + b.s[i]; },
-          [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
-    if (hot.detect) detail::check_sum_at<N>(a.s, b.s, r.s, kPrecision, site);
-    return detail::Simd4<T>::load(r.s);
-  }
-
-  static SF_SLOW_PATH SV mul_slow(SV va, SV vb, SV vr) {
-    refill_pattern_word(hot);
-    if (detail::mul_fast_ok<T>(va, vb, vr, hot)) return vr;
-    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-    const Stoch a = from_vector(va), b = from_vector(vb);
-    Stoch r = from_vector(vr);
-    if (detail::any_at_overflow<kLanes>(r.s))
-      detail::settle_overflow<kLanes>(
-          r.s, [&](int i) { return a.s[i] * b.s[i]; },
-          [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
-    if (hot.detect) {
-      NearestScope nearest;
-      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is
-      // exact.
-      if (a.zero_fast() && b.zero_fast() &&
-          !(detail::all_equal<N>(a.s) && detail::all_equal<N>(b.s)))
-        record_at(Kind::unstable_multiplication, site);
-      if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
-    }
-    return detail::Simd4<T>::load(r.s);
-  }
-
-  static SF_SLOW_PATH SV div_slow(SV va, SV vb, SV vr) {
-    refill_pattern_word(hot);
-    if (detail::div_fast_ok<T>(vb, vr, hot)) return vr;
-    const auto site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-    const Stoch a = from_vector(va), b = from_vector(vb);
-    Stoch r = from_vector(vr);
-    if (detail::any_at_overflow<kLanes>(r.s))
-      detail::settle_overflow<kLanes>(
-          r.s, [&](int i) { return a.s[i] / b.s[i]; },
-          [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
-    if (hot.detect) {
-      NearestScope nearest;
-      if (b.zero_fast()) record_at(Kind::unstable_division, site);
-      if (!detail::all_finite<N>(r.s)) detail::classify_nonfinite<N>(r.s, a.s, b.s, site);
-    }
-    return detail::Simd4<T>::load(r.s);
   }
 };
 
@@ -596,3 +587,6 @@ class Stoch {
 namespace stabfuzz {
 using cestac::Stoch;
 }  // namespace stabfuzz
+
+#include "stabfuzz/stoch_nearness.h"
+#include "stabfuzz/stoch_slow_paths.h"

@@ -204,6 +204,74 @@ struct Simd4 {
     return r;
 #endif
   }
+  // ---- stochastic rounding to nearness (Rounding::nearness) -------------------------------------
+  // Four u in (0, 1), 15 random bits each (bits 16i .. 16i + 14 of w), the midpoints of 2^15
+  // cells. Bits 15 and 31 of w pick the lane that uncollapse moves.
+  static SF_ALWAYS_INLINE V uniform(uint64_t w) {
+    if constexpr (std::is_same_v<T, double>) {
+      __m256i k = _mm256_srlv_epi64(_mm256_set1_epi64x(static_cast<long long>(w)),
+                                    _mm256_setr_epi64x(0, 16, 32, 48));
+      k = _mm256_and_si256(k, _mm256_set1_epi64x(0x7FFF));
+      // 1 + (k + 1/2) 2^-15: k in mantissa bits 37..51, the half cell in bit 36.
+      k = _mm256_or_si256(_mm256_slli_epi64(k, 37), _mm256_set1_epi64x(0x3FF0001000000000LL));
+      return (V)_mm256_sub_pd(_mm256_castsi256_pd(k), _mm256_set1_pd(1.0));
+    } else {
+      __m128i k = _mm_cvtepu16_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
+      k = _mm_and_si128(k, _mm_set1_epi32(0x7FFF));
+      k = _mm_or_si128(_mm_slli_epi32(k, 8), _mm_set1_epi32(0x3F800080));  // bits 8..22, half: 7
+      return (V)_mm_sub_ps(_mm_castsi128_ps(k), _mm_set1_ps(1.0f));
+    }
+  }
+  // detail::sr_round on four lanes: r = RN(exact), num / den the exact error (kScaled false:
+  // den = 1, not read). The thresholds u x gap of both neighbours are formed from r alone, in
+  // parallel with the error, so that the error's arrival is followed by one select, one compare
+  // and one blend (the dependency chain of a sum).
+  template <bool kScaled>
+  static SF_ALWAYS_INLINE V sr_round(V r, V num, V den, uint64_t w) {
+    const M rb = (M)r;
+    const M away = rb + 1, toward = rb - 1;  // r = +-0: toward is NaN bits and never taken
+    V u = uniform(w);
+    if constexpr (kScaled) u = u * den;
+    const V t_away = u * abs((V)away - r), t_toward = u * abs(r - (V)toward);
+    const M same = (rb ^ (M)num) >= 0;  // the exact value lies away from zero
+    const M t = (same & (M)t_away) | (~same & (M)t_toward);
+    const M move = abs(num) > (V)t;
+    const M n = (same & away) | (~same & toward);
+    return (V)((move & n) | (~move & rb));
+  }
+  // sr_round, then uncollapse when the result collapsed (a branch, taken rarely inside a chain).
+  template <bool kScaled>
+  static SF_ALWAYS_INLINE V sr_round_uncollapsed(V r, V num, V den, uint64_t w) {
+    V out = sr_round<kScaled>(r, num, den, w);
+    if (collapsed(out, num)) [[unlikely]]
+      out = uncollapse(out, r, num, w);
+    return out;
+  }
+  // Every lane equal while some lane was inexact (num != 0): the result would read as exact.
+  // Tested on the fast path's branch, off the dependency chain.
+  static SF_ALWAYS_INLINE bool collapsed(V out, V num) {
+    const V rot = __builtin_shufflevector(out, out, 1, 2, 3, 0);
+    return movemask(out == rot) == 0xF && movemask(abs(num) > V{}) != 0;
+  }
+  // Uncollapse: lane j (bits 15 and 31 of the operation's word w) of a collapsed result takes
+  // its exact value's other neighbour, so an inexact operation never reads as exact. Without it,
+  // lanes whose exact values differ by less than an ulp (after a square root, say) can all round
+  // to one value, the following operations are exact, and a later cancellation shows no noise at
+  // all. r and num as for sr_round. Lane j is left alone when it was exact or its other
+  // neighbour is infinite (then the result may stay collapsed: only when the lanes' exact values
+  // differ). Inline, taken on a branch: a third of the inexact operations on exact operands
+  // collapse, so a call would cost more than the branch.
+  static SF_ALWAYS_INLINE V uncollapse(V out, V r, V num, uint64_t w) {
+    const M rb = (M)r, ob = (M)out;
+    const M same = (rb ^ (M)num) >= 0;
+    const M n = (same & (rb + 1)) | (~same & (rb - 1));
+    const uint32_t j = static_cast<uint32_t>(((w >> 15) & 1u) | ((w >> 30) & 2u));
+    const M force =
+        lanes(1u << j) & (abs(num) > V{}) & ((rb & ~kSign) < kInfBits) & ((n & ~kSign) < kInfBits);
+    const M alt = ((ob == rb) & n) | (~(ob == rb) & rb);
+    return (V)((force & alt) | (~force & ob));
+  }
+
   // random_round on four lanes: x = RN(exact), e has the sign of exact - x, `up` the lanes
   // rounding toward +inf. Branch-free; infinite x never moves, finite x never steps to inf.
   static SF_ALWAYS_INLINE V random_round(V x, V e, M up) {

@@ -29,8 +29,8 @@ template <const Format& F>
 struct FormatOf<LowFloat<F>> {
   static constexpr const Format& value = F;
 };
-template <class T, int N>
-struct FormatOf<Stoch<T, N>> : FormatOf<T> {};
+template <class T, int N, cestac::Rounding R>
+struct FormatOf<Stoch<T, N, R>> : FormatOf<T> {};
 
 // v * 2^k in steps whose factors are representable; exact unless the result over- or underflows.
 template <class T>

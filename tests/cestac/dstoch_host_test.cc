@@ -35,8 +35,11 @@ namespace {
 
 template <class T>
 using Dev = gpu::DStoch<T, 4>;
+// The device engine rounds up or down (CADNA's rounding, balanced patterns): it is compared with
+// the CPU engine's Rounding::updown. Stochastic rounding to nearness, the CPU default, is not on
+// the device yet.
 template <class T>
-using Cpu = Stoch<T, 3>;
+using Cpu = Stoch<T, 3, cestac::Rounding::updown>;
 
 template <class T>
 uint64_t bits_of(T v) {
@@ -163,7 +166,9 @@ Outcome run_cpu(const Program& program, uint64_t seed, uint64_t stream) {
   Outcome o;
   std::vector<Cpu<T>> ys;
   {
-    cestac::Run run(seed, stream);
+    cestac::Config updown;
+    updown.rounding = cestac::Rounding::updown;
+    cestac::Run run(seed, stream, updown);
     ys = program.template operator()<Cpu<T>>();
     for (int k = 0; k < cestac::kDeviceFlagKinds; ++k)
       if (run.log().counts[k] > 0) o.kinds |= 1u << k;

@@ -22,6 +22,15 @@ namespace {
 using cestac::Kind;
 using D = Stoch<double>;
 using F = Stoch<float>;
+// CADNA's up-or-down rounding, kept beside the default stochastic rounding to nearness; its runs
+// switch to round toward +inf.
+using UD = Stoch<double, 3, cestac::Rounding::updown>;
+using UF = Stoch<float, 3, cestac::Rounding::updown>;
+cestac::Config updown() {
+  cestac::Config c;
+  c.rounding = cestac::Rounding::updown;
+  return c;
+}
 
 uint64_t count(const cestac::Log& log, Kind k) { return log.counts[static_cast<int>(k)]; }
 
@@ -79,14 +88,30 @@ TEST(Stoch, ExactOperationsKeepAllDigits) {
 }
 
 TEST(Stoch, CatastrophicCancellationInFloatLeavesNoDigits) {
-  // (1e8 + 1) - 1e8 in f32: the spacing at 1e8 is 8, so the 1 is pure rounding noise. Every
-  // operation rounds two lanes up and two down, so the noise is never invisible (with independent
-  // directions all samples would round up together 1 time in 8: CESTAC's classical blind spot).
-  // Which lanes round up is random: lane 0 sees 8 in some streams and 0 in others.
+  // (1e8 + 1) - 1e8 in f32: the spacing at 1e8 is 8, so the 1 is pure rounding noise. Each lane
+  // rounds up with probability 1/8; when no lane does (0.59 of the time), uncollapse moves one,
+  // so the noise is never invisible (left alone, all samples would agree 59 % of the time and
+  // the result would read as exact: CESTAC's classical blind spot). Lane 0 sees 8 in
+  // 1/8 + 7/8 x 0.59 / 4 of the streams, about 0.25.
   int zero = 0, lane0_up = 0;
-  for (uint64_t stream = 0; stream < 200; ++stream) {
+  for (uint64_t stream = 0; stream < 400; ++stream) {
     cestac::Run run(7, stream);
     F x = (F(1e8f) + F(1.0f)) - F(1e8f);
+    zero += x.digits() == 0.0;
+    lane0_up += x.s[0] == 8.0f;
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(x.s[i] == 0.0f || x.s[i] == 8.0f) << x.s[i];
+  }
+  EXPECT_EQ(zero, 400);
+  EXPECT_GE(lane0_up, 70);
+  EXPECT_LE(lane0_up, 130);
+}
+
+TEST(Stoch, UpdownCatastrophicCancellationInFloatLeavesNoDigits) {
+  // The same under CADNA's rounding: two lanes up and two down at every operation.
+  int zero = 0, lane0_up = 0;
+  for (uint64_t stream = 0; stream < 200; ++stream) {
+    cestac::Run run(7, stream, updown());
+    UF x = (UF(1e8f) + UF(1.0f)) - UF(1e8f);
     zero += x.digits() == 0.0;
     lane0_up += x.s[0] == 8.0f;
   }
@@ -95,12 +120,51 @@ TEST(Stoch, CatastrophicCancellationInFloatLeavesNoDigits) {
   EXPECT_LE(lane0_up, 130);
 }
 
-TEST(Stoch, EveryOperationRoundsTwoLanesUpAndTwoDown) {
+TEST(Stoch, NearnessMovesWithTheProbabilityOfTheDistance) {
+  // 1/3 in double lies a fraction f of the way from RD(1/3) to RU(1/3): each lane holds RU with
+  // probability f, and uncollapse (one random lane of an all-equal result moves) adds
+  // ((1 - f)^4 - f^4) / 4. Against CADNA's 1/2, whatever f is.
+  const long double third = 1.0L / 3.0L;
+  const double nearest = 1.0 / 3.0;
+  const double down = nearest > third ? std::nextafter(nearest, 0.0) : nearest;
+  const double up = std::nextafter(down, 1.0);
+  const double f = static_cast<double>((third - down) / (static_cast<long double>(up) - down));
+  const double expect = f + (std::pow(1 - f, 4) - std::pow(f, 4)) / 4;
+  const int kStreams = 4000;
+  int ups = 0;
+  for (uint64_t stream = 0; stream < kStreams; ++stream) {
+    cestac::Run run(5, stream);
+    const D x = D(1.0) / D(3.0);
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_TRUE(x.s[i] == down || x.s[i] == up);
+      ups += x.s[i] == up;
+    }
+  }
+  const double n = 4.0 * kStreams, p = ups / n;
+  EXPECT_NEAR(p, expect, 5 * std::sqrt(expect * (1 - expect) / n)) << "f = " << f;
+}
+
+TEST(Stoch, NearnessDoesNotDriftOnARepeatedFraction) {
+  // 10000 additions of 0.1f to 1e6f (ulp 1/16): the rounded-off fractions cycle through 0, 0.2,
+  // 0.4, 0.6 and 0.8 ulp, so rounding up or down with probability 1/2 drifts all samples together
+  // by 0.1 ulp per addition on average (62 in all); stochastic rounding to nearness keeps every
+  // sample's expectation exact, within a standard deviation of at most sqrt(10000 / 4) = 50 ulps
+  // (3.1): 5 of them is the bound.
+  for (uint64_t stream = 0; stream < 20; ++stream) {
+    cestac::Run run(3, stream);
+    F acc(1e6f);
+    for (int k = 0; k < 10000; ++k) acc += F(0.1f);
+    const double exact = 1e6 + 10000 * static_cast<double>(0.1f);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(acc.s[i], exact, 5 * 50 * 0.0625) << "lane " << i;
+  }
+}
+
+TEST(Stoch, UpdownRoundsTwoLanesUpAndTwoDown) {
   // 1/3 is inexact: two of the four lanes hold RU(1/3), two RD(1/3), in a pattern that varies.
   int lane_up[4] = {};
   for (uint64_t stream = 0; stream < 400; ++stream) {
-    cestac::Run run(5, stream);
-    const D x = D(1.0) / D(3.0);
+    cestac::Run run(5, stream, updown());
+    const UD x = UD(1.0) / UD(3.0);
     int up = 0;
     for (int i = 0; i < 4; ++i) {
       const bool u = x.s[i] > 1.0 / 3.0;
@@ -115,15 +179,15 @@ TEST(Stoch, EveryOperationRoundsTwoLanesUpAndTwoDown) {
   }
 }
 
-TEST(Stoch, RoundingBitsAreRefilledOnTheSlowPath) {
+TEST(Stoch, UpdownRoundingBitsAreRefilledOnTheSlowPath) {
   // +, x and / take their rounding pattern with no inline refill; the slow path they branch to
   // refills the bits. 3000 divisions in a row (63 bits last 21 operations) must each still round
   // two lanes up and two down, in patterns that keep changing, and replay from the seed.
   auto patterns = [](uint64_t seed) {
-    cestac::Run run(seed, 0);
+    cestac::Run run(seed, 0, updown());
     std::vector<int> p;
     for (int k = 0; k < 3000; ++k) {
-      const D x = D(1.0) / D(3.0);
+      const UD x = UD(1.0) / UD(3.0);
       int bits = 0, up = 0;
       for (int i = 0; i < 4; ++i) {
         bits |= (x.s[i] > 1.0 / 3.0) << i;
@@ -334,7 +398,7 @@ TEST(Stoch, OverflowAndInvalidOperationsNameWhereNaNIsBorn) {
 TEST(Stoch, UnstableIntrinsicWhenSamplesDisagreeOnTheInteger) {
   {
     cestac::Run run(1, 1);
-    const D x = samples(0.9999999, 1.0000001, 1.0);
+    const D x = samples(0.9999999, 1.0000003, 1.0);  // mean 1.000000025
     EXPECT_EQ(floor(x).s[0], 0.0);
     const int i = static_cast<int>(x);
     EXPECT_EQ(i, 1);                            // the mean converts
@@ -444,11 +508,32 @@ double third() {
   return one / three;
 }
 
-TEST(Stoch, RunRoundsUpwardOnlyInsideAndRestoresTheMode) {
+TEST(Stoch, NearnessRunKeepsRoundToNearest) {
   ASSERT_EQ(rounding_field(), 0u);
   const double nearest = third();
   {
-    cestac::Run run(1, 1);
+    cestac::Run run(1, 1);  // the default: stochastic rounding to nearness
+    EXPECT_EQ(rounding_field(), 0u);
+    EXPECT_EQ(third(), nearest);
+  }
+  {
+    const uint32_t saved = cestac::get_mxcsr();
+    cestac::set_mxcsr((saved & ~cestac::kMxcsrRoundingMask) | cestac::kMxcsrRoundUp);
+    {
+      cestac::Run run(1, 1);  // whatever the caller's mode
+      EXPECT_EQ(rounding_field(), 0u);
+    }
+    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);  // restored
+    cestac::set_mxcsr(saved);
+  }
+  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
+}
+
+TEST(Stoch, UpdownRunRoundsUpwardOnlyInsideAndRestoresTheMode) {
+  ASSERT_EQ(rounding_field(), 0u);
+  const double nearest = third();
+  {
+    cestac::Run run(1, 1, updown());
     EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);  // CADNA's mode: one instruction per op
     EXPECT_GT(third(), nearest);                         // plain double code sees it too
     {
@@ -458,7 +543,7 @@ TEST(Stoch, RunRoundsUpwardOnlyInsideAndRestoresTheMode) {
     }
     EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
     {
-      cestac::Run inner(2, 2);  // runs nest
+      cestac::Run inner(2, 2, updown());  // runs nest
       EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
     }
     EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);

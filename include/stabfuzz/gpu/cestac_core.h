@@ -47,17 +47,31 @@ SF_HD constexpr uint64_t thread_key(uint64_t launch_key, uint64_t thread) {
   return mix64(launch_key ^ mix64(thread * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL));
 }
 
+// ---- how a run rounds each sample --------------------------------------------------------------
+// nearness (the default): stochastic rounding to nearness, as Verificarlo's and Verrou's
+// stochastic modes do. Each sample of an inexact result moves from round to nearest's value to the
+// other neighbour of the exact value with probability |exact - RN| / (distance between the two
+// neighbours), from the exact error of the operation (error-free transformations, computed in
+// round to nearest). The expected value of every sample is the exact result, so long sums with a
+// repeating rounded-off fraction (offset sums, means of shifted data) do not drift together.
+// updown: CADNA's random rounding, up or down with probability 1/2 (two lanes each way,
+// balanced patterns), in a run switched to round toward +inf. Cheaper, but biased when the
+// rounded-off fraction repeats from one operation to the next: every sample drifts the same way
+// and their spread shows only the random part. Kept to measure the two side by side.
+enum class Rounding : uint8_t { nearness, updown };
+
 // ---- lanes and rounding patterns: one definition for both engines ------------------------------
-// Both engines compute every value in four lanes by default and test three of them: the CPU's
-// Stoch<T, 3> holds 4 lanes (one SIMD vector), the device's DStoch<T, 4> holds 4. The digit count
-// reads all four lanes (digit_scale(4)); the computational-zero, cancellation, comparison and
-// non-finite tests read the first three (tau = student_tau(3) = 4.303), as CADNA's N = 3.
+// Both engines compute every value in four lanes by default and every statistic reads all four:
+// the CPU's Stoch<T, 3> holds 4 lanes (one SIMD vector; CADNA's N = 3 names it), the device's
+// DStoch<T, 4> holds 4. The mean, the digit count (digit_scale(4)), the computational-zero,
+// cancellation, comparison and non-finite tests share those samples (tau = student_tau(4) =
+// 3.182): one definition, so that digits() == 0 exactly when the value is a computational zero.
 inline constexpr int kDefaultLanes = 4;
 inline constexpr int kDefaultSamples = 3;
-// Lanes computed for N tested samples (CPU: Stoch<T, N>) and samples tested in L lanes (device:
-// DStoch<T, L>); the two are inverse on the default and the identity elsewhere.
+// Lanes computed for N samples (CPU: Stoch<T, N>) and samples tested in L lanes (device:
+// DStoch<T, L>): every lane is tested.
 SF_HD constexpr int lanes_for_samples(int n) { return n == 3 ? 4 : n; }
-SF_HD constexpr int samples_for_lanes(int lanes) { return lanes == 4 ? 3 : lanes; }
+SF_HD constexpr int samples_for_lanes(int lanes) { return lanes; }
 
 // The rounding directions of one four-lane operation: two lanes round up and two down, in one of
 // the six such patterns picked by a 3-bit index (0011 and 1100 twice, so that a uniform index
@@ -253,6 +267,38 @@ SF_HD_INLINE T random_round(T r, T e, uint32_t up) {
   const bool stays_finite = (stepped & ~kSign) < kInf;
   return from_bits<T>((move && stays_finite) ? stepped : rb);
 }
+
+// Stochastic rounding to nearness of one sample: r is a neighbour of the exact value (round to
+// nearest's, or any faithful rounding), `num` / `den` (den > 0) the exact error exact - r, known
+// to a few bits with its exact sign (num = 0: r is exact). r moves one ulp toward the exact value
+// when u * (distance to that neighbour) * den < |num|, u uniform in (0, 1): with probability
+// |exact - r| / gap. Infinite r (e NaN) and a finite r whose neighbour is inf never move.
+// SrChoice: the rounded sample, the exact value's other neighbour (what uncollapse may take
+// instead) and whether the operation was inexact with a finite other neighbour.
+template <class T>
+struct SrChoice {
+  T value, other;
+  bool inexact;
+};
+template <class T>
+SF_HD_INLINE SrChoice<T> sr_choice(T r, T num, T den, T u) {
+  using B = typename FloatBits<T>::U;
+  constexpr B kSign = FloatBits<T>::kSign, kInf = FloatBits<T>::kInf;
+  const B rb = to_bits(r), eb = to_bits(num);
+  const B same_sign = static_cast<B>(((rb ^ eb) & kSign) == 0);  // away from zero: +1 ulp
+  const B stepped = r == 0 ? ((eb & kSign) | 1) : rb + same_sign + same_sign - 1;
+  const T n = from_bits<T>(stepped);
+  const bool inexact = fabs(num) > T(0) && (rb & ~kSign) < kInf && (stepped & ~kSign) < kInf;
+  const bool move = inexact && fp::mul(fp::mul(u, fabs(fp::sub(n, r))), den) < fabs(num);
+  return {move ? n : r, move ? r : n, inexact};
+}
+template <class T>
+SF_HD_INLINE T sr_round(T r, T num, T den, T u) {
+  return sr_choice(r, num, den, u).value;
+}
+// u in (0, 1) from 16 random bits: the midpoint of one of 2^16 cells (exact in float and double),
+// so that the probability of moving is within 2^-17 of |e| / gap.
+SF_HD_INLINE double uniform16(uint32_t bits16) { return ((bits16 & 0xFFFFu) + 0.5) * 0x1p-16; }
 
 // A result whose exact side is unknown (libm's, within ~1 ulp): kept with probability 1/2, else
 // moved one ulp up or down at random (bits2: bit 0 move, bit 1 up). Its spread matches random

@@ -1,0 +1,284 @@
+// Stochastic rounding to nearness (Rounding::nearness, the default) for Stoch: each operation in
+// round to nearest, its exact error by an error-free transformation (Fast2Sum, an fma for x, /
+// and sqrt), and per lane a move to the exact value's other neighbour with probability
+// |error| / gap (detail::Simd4::sr_round); then uncollapse, so that an inexact operation never
+// leaves every lane equal. Operations of four float or double lanes are a few vector instructions;
+// f16/bf16, other lane counts, fma and the elementary functions go lane by lane. Included by
+// stabfuzz/stoch.h after the class, whose nearness operations call NearnessOps<Stoch>.
+#pragma once
+
+#include "stabfuzz/stoch.h"
+
+namespace stabfuzz::cestac::detail {
+
+template <class S>
+struct NearnessOps {
+  using T = typename S::value_type;
+  using Sample = typename S::Sample;
+  using Wide = typename S::Wide;
+  using SV = typename S::SV;
+  static constexpr int kLanes = S::kLanes;
+  static constexpr int kTested = S::kTested;
+  static constexpr bool kSimd = S::kSimd;
+  static constexpr bool kLow = S::kLow;
+
+  // ---- Rounding::nearness: round to nearest, the exact error, stochastic rounding -------------
+  // A word of 64 fresh bits per four-lane operation (16 per lane: detail::Simd4::uniform).
+  static SF_ALWAYS_INLINE uint64_t op_word(HotState& ts) {
+    return stream_word(ts.key, ++ts.counter);
+  }
+  static SF_ALWAYS_INLINE Sample lane_u(HotState& ts) {
+    return static_cast<Sample>(detail::uniform16(random_bits(ts, 16)));
+  }
+  // Lane-by-lane results (no SIMD: f16/bf16, N other than 3 and 4, fma, elementary functions):
+  // each lane's choice, then uncollapse as detail::Simd4::sr_round_uncollapsed does.
+  struct Lanes {
+    Sample alt[kLanes];
+    bool inexact[kLanes];
+    void set(S& r, int i, const detail::SrChoice<Sample>& c) {
+      r.s[i] = c.value;
+      alt[i] = c.other;
+      inexact[i] = c.inexact;
+    }
+    void uncollapse(S& r, HotState& ts) const {
+      if (!detail::all_equal<kLanes>(r.s)) return;
+      bool any = false;
+      for (int i = 0; i < kLanes; ++i) any |= inexact[i];
+      if (!any) return;
+      const uint32_t j = random_bits(ts, 4);
+      for (int k = 0; k < kLanes; ++k) {
+        const int i = static_cast<int>((j + k) % kLanes);
+        if (inexact[i]) {
+          r.s[i] = alt[i];
+          return;
+        }
+      }
+    }
+  };
+  // f16/bf16: x (computed in double) rounded to the format to nearest, then stochastically.
+  static SF_ALWAYS_INLINE detail::SrChoice<Sample> low_choice(double x, double u) {
+    constexpr const Format& F = T::kFormat;
+    const double r = round_to_format(F, x), e = x - r;
+    const bool inexact = e != 0 && std::isfinite(r);
+    const double n = inexact ? format_neighbour(F, r, e) : r;
+    const bool ok = inexact && std::isfinite(n);
+    const bool move = ok && u * std::fabs(n - r) < std::fabs(e);
+    return {static_cast<float>(move ? n : r), static_cast<float>(move ? r : n), ok};
+  }
+  // A sample of an elementary function evaluated in Wide (w): float and f16/bf16 samples round
+  // stochastically on the side w shows; double samples (side unknown) move one ulp at random
+  // with probability 1/2 (detail::random_perturb).
+  static SF_ALWAYS_INLINE detail::SrChoice<Sample> wide_choice(Wide w, HotState& ts) {
+    if constexpr (kLow) {
+      return low_choice(w, detail::uniform16(random_bits(ts, 16)));
+    } else if constexpr (std::is_same_v<T, double>) {
+      const uint32_t b = random_bits(ts, 2);
+      const bool special = w == 0 || w == 1 || w == -1 || !std::isfinite(w);
+      const T n = detail::random_round(w, (b & 2u) ? T(1) : T(-1), (b & 2u) ? 1u : 0u);
+      const bool move = (b & 1u) && !special;
+      return {move ? n : w, move ? w : n, !special && n != w};
+    } else {
+      const T x = static_cast<T>(w);
+      return detail::sr_choice<T>(x, static_cast<T>(w - static_cast<Wide>(x)), T(1), lane_u(ts));
+    }
+  }
+  template <class Op>
+  static SF_ALWAYS_INLINE S lanewise(HotState& ts, Op lane_choice) {
+    S r;
+    Lanes l;
+    for (int i = 0; i < kLanes; ++i) l.set(r, i, lane_choice(i));
+    l.uncollapse(r, ts);
+    return r;
+  }
+
+  static SF_ALWAYS_INLINE S add(const S& a, const S& b) {
+    auto& ts = hot;
+    if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s), vb = S4::load(b.s);
+      // Fast2Sum on the operands ordered by magnitude: the exact error, four roundings after the
+      // sum instead of 2Sum's five.
+      const auto sum = va + vb;
+      const auto swap = S4::abs(va) < S4::abs(vb);
+      const auto big = (typename S4::V)((swap & (typename S4::M)vb) | (~swap & (typename S4::M)va));
+      const auto small =
+          (typename S4::V)((swap & (typename S4::M)va) | (~swap & (typename S4::M)vb));
+      const auto e = small - (sum - big);
+      const auto vr = S4::template sr_round_uncollapsed<false>(sum, e, e, op_word(ts));
+      S r;
+      S4::store(r.s, vr);
+      if (!detail::add_fast_ok<T>(va, vb, vr, ts)) [[unlikely]]
+        S4::store(r.s, add_slow(va, vb, vr));
+      return r;
+    } else {
+      const S r = lanewise(ts, [&](int i) {
+        if constexpr (kLow) {
+          return low_choice(double(a.s[i]) + double(b.s[i]), lane_u(ts));
+        } else {
+          const T sum = a.s[i] + b.s[i];
+          return detail::sr_choice<T>(sum, detail::two_sum_err(a.s[i], b.s[i], sum), T(1),
+                                      lane_u(ts));
+        }
+      });
+      if (ts.detect) S::check_add_fast(a, b, r, ts.cancel_bits);
+      return r;
+    }
+  }
+
+  static SF_ALWAYS_INLINE S mul(const S& a, const S& b) {
+    auto& ts = hot;
+    if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s), vb = S4::load(b.s);
+      const auto p = va * vb;
+      const auto e = S4::fma(va, vb, -p);  // exact unless the product underflows
+      const auto vr = S4::template sr_round_uncollapsed<false>(p, e, e, op_word(ts));
+      S r;
+      S4::store(r.s, vr);
+      if (!detail::mul_fast_ok<T>(va, vb, vr, ts)) [[unlikely]]
+        S4::store(r.s, mul_slow(va, vb, vr));
+      return r;
+    } else {
+      bool flushed = false;
+      const S r = lanewise(ts, [&](int i) {
+        if constexpr (kLow) {
+          const double x = double(a.s[i]) * double(b.s[i]);
+          const auto c = low_choice(x, lane_u(ts));
+          flushed |= (c.value == 0) & (x != 0);
+          return c;
+        } else {
+          const T p = a.s[i] * b.s[i];
+          return detail::sr_choice<T>(p, std::fma(a.s[i], b.s[i], -p), T(1), lane_u(ts));
+        }
+      });
+      if (ts.detect) mul_checks(a, b, r, flushed);
+      return r;
+    }
+  }
+
+  static SF_ALWAYS_INLINE S div(const S& a, const S& b) {
+    auto& ts = hot;
+    if constexpr (kSimd) {
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s), vb = S4::load(b.s);
+      const auto q = va / vb;
+      // exact - q = rho / b with rho = a - q b exact: compared as u gap |b| < |rho|, sign of b
+      // moved onto rho.
+      const auto rho = S4::fma(-q, vb, va);
+      const auto num = (typename S4::V)((typename S4::M)rho ^ ((typename S4::M)vb & S4::kSign));
+      const auto vr = S4::template sr_round_uncollapsed<true>(q, num, S4::abs(vb), op_word(ts));
+      S r;
+      S4::store(r.s, vr);
+      if (!detail::div_fast_ok<T>(vb, vr, ts)) [[unlikely]]
+        S4::store(r.s, div_slow(va, vb, vr));
+      return r;
+    } else {
+      bool flushed = false;
+      const S r = lanewise(ts, [&](int i) {
+        if constexpr (kLow) {
+          const double x = double(a.s[i]) / double(b.s[i]);
+          const auto c = low_choice(x, lane_u(ts));
+          flushed |= (c.value == 0) & (x != 0);
+          return c;
+        } else {
+          const T q = a.s[i] / b.s[i], rho = std::fma(-q, b.s[i], a.s[i]);
+          return detail::sr_choice<T>(q, std::signbit(b.s[i]) ? -rho : rho, std::fabs(b.s[i]),
+                                      lane_u(ts));
+        }
+      });
+      if (ts.detect) div_checks(a, b, r, flushed);
+      return r;
+    }
+  }
+
+  static SF_ALWAYS_INLINE S sqrt(const S& a) {
+    auto& ts = hot;
+    S r;
+    if constexpr (kSimd) {
+      // exact - q = (a - q^2) / (sqrt(a) + q), about rho / 2q, rho = a - q^2 exact.
+      using S4 = detail::Simd4<T>;
+      const auto va = S4::load(a.s);
+      const auto q = S4::sqrt(va);
+      const auto rho = S4::fma(-q, q, va);
+      const auto vr = S4::template sr_round_uncollapsed<true>(q, rho, q + q, op_word(ts));
+      S4::store(r.s, vr);
+    } else {
+      r = lanewise(ts, [&](int i) {
+        if constexpr (kLow) {
+          return low_choice(std::sqrt(double(a.s[i])), lane_u(ts));
+        } else {
+          const T q = std::sqrt(a.s[i]);
+          return detail::sr_choice<T>(q, std::fma(-q, q, a.s[i]), q + q, lane_u(ts));
+        }
+      });
+    }
+    if (ts.detect) {
+      if (a.noisy_zero()) detail::record_here(Kind::unstable_function);
+      if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s);
+    }
+    return r;
+  }
+
+  // fma: the error of RN(a b + c) from the exact product (p + pe) and 2Sum of p + c.
+  static SF_ALWAYS_INLINE S fma(const S& a, const S& b, const S& c) {
+    auto& ts = hot;
+    const S r = lanewise(ts, [&](int i) {
+      if constexpr (kLow) {
+        return low_choice(double(a.s[i]) * double(b.s[i]) + double(c.s[i]), lane_u(ts));
+      } else {
+        const T x = a.s[i], y = b.s[i], z = c.s[i];
+        const T r0 = std::fma(x, y, z), p = x * y, pe = std::fma(x, y, -p);
+        const T t = p + z, te = detail::two_sum_err(p, z, t);
+        return detail::sr_choice<T>(r0, (t - r0) + (te + pe), T(1), lane_u(ts));
+      }
+    });
+    if (ts.detect && !detail::all_finite<kTested>(r.s))
+      detail::check_nonfinite<kTested>(r.s, a.s, b.s);
+    return r;
+  }
+
+  // Elementary function `fn` of Wide arguments, Rounding::nearness (evaluated once for an exact
+  // argument).
+  template <class Fn>
+  static SF_ALWAYS_INLINE S libm(const S& a, Fn fn) {
+    auto& ts = hot;
+    NearestScope nearest;  // no-op in a nearness run
+    if (detail::all_equal<kLanes>(a.s)) {
+      const Wide w = fn(S::widen(a.s[0]));
+      return lanewise(ts, [&](int) { return wide_choice(w, ts); });
+    }
+    return lanewise(ts, [&](int i) { return wide_choice(fn(S::widen(a.s[i])), ts); });
+  }
+
+  // The detection checks of x and / after a lane-by-lane result (the SIMD paths make them in
+  // their slow paths).
+  static SF_ALWAYS_INLINE void mul_checks(const S& a, const S& b, const S& r, bool flushed) {
+    if (flushed) detail::record_here(Kind::underflow);
+    if (a.zero_fast() && b.zero_fast() &&
+        !(detail::all_equal<kTested>(a.s) && detail::all_equal<kTested>(b.s)))
+      detail::record_here(Kind::unstable_multiplication);
+    if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
+  }
+  static SF_ALWAYS_INLINE void div_checks(const S& a, const S& b, const S& r, bool flushed) {
+    if (flushed) detail::record_here(Kind::underflow);
+    if (b.zero_fast()) detail::record_here(Kind::unstable_division);
+    if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
+  }
+
+  // The slow paths of the SIMD operations: noinline, so that their return address is the
+  // operation's site.
+  static SF_SLOW_PATH SV add_slow(SV va, SV vb, SV vr) {
+    return SlowPaths<S>::add_at(va, vb, vr,
+                                reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  }
+  static SF_SLOW_PATH SV mul_slow(SV va, SV vb, SV vr) {
+    return SlowPaths<S>::mul_at(va, vb, vr,
+                                reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  }
+  static SF_SLOW_PATH SV div_slow(SV va, SV vb, SV vr) {
+    return SlowPaths<S>::div_at(va, vb, vr,
+                                reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  }
+};
+
+}  // namespace stabfuzz::cestac::detail

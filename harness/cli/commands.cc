@@ -6,6 +6,7 @@
 #include "harness/bench/bench.h"
 #include "harness/bench/blackbox_calibrate.h"
 #include "harness/bench/calibrate.h"
+#include "harness/bench/cestac_suite.h"
 #include "harness/bench/user_suite.h"
 #include "harness/campaign/inject.h"
 #include "harness/cli/command.h"
@@ -324,20 +325,39 @@ class CalibrateCommand final : public Command {
   }
   const char* usage() const override {
     return "stabfuzz calibrate [--runs N] [--seed S] [--json PATH]\n"
+           "stabfuzz calibrate --suite broad [--seeds tune|eval] [--docs] [--target KIND] "
+           "[--dtype D] [--runs N] [--seed S] [--json PATH]\n"
            "stabfuzz calibrate --blackbox [--target FAMILY] [--runs N] [--seed S] [--json PATH]";
   }
   po::options_description options() override {
     po::options_description d("Options");
     flag::runs(d, &runs_, 300,
                "cases per implementation and dtype (--blackbox: regime cases, and as many "
-               "conditioned rows for sum, var and dot; 10 unless given)");
-    flag::seed(d, &seed_, 1, "seed of the cases (0: 1)");
+               "conditioned rows for sum, var and dot; 10 unless given; --suite broad: cases per "
+               "kernel, dtype and seed, 200 unless given)");
+    flag::seed(d, &seed_, 1,
+               "seed of the cases (0: 1; --suite broad: this seed instead of --seeds)");
     flag::json(d, &json_);
     flag::quiet(d, &quiet_);
     flag::toggle(d, "blackbox", &blackbox_,
                  "calibrate the black-box digits (four rounding modes) of every reference, "
                  "injected and library target instead of CESTAC's (docs/blackbox.md)");
-    flag::target(d, &family_, "--blackbox: only this family (default: all)");
+    flag::value(d, "suite", &suite_, "families", "NAME",
+                "families: the project's sum, var and dot targets against the oracle; broad: 21 "
+                "user-style kernels nobody tuned on (Horner near a root, offset sums, variances, "
+                "the quadratic formula, recurrences, softmax ...) against MPFR, a table per "
+                "kernel and dtype (docs/results/cestac-calibration.md)");
+    flag::value(d, "seeds", &seeds_, "eval", "tune|eval",
+                "--suite broad: the tuning seeds (1-3, for adjusting the engine's constants) or "
+                "the evaluation seeds (101-103, what the docs report)");
+    flag::value(d, "variant", &variant_, "stoch3", "NAME",
+                "--suite broad: the stochastic type judged (stoch3: Stoch<T, 3>)");
+    flag::dtype(d, &dtype_);
+    flag::toggle(d, "docs", &docs_,
+                 "--suite broad: also write the table to docs/results/cestac-calibration.md "
+                 "(run from the repository root)");
+    flag::target(d, &family_,
+                 "--blackbox: only this family; --suite broad: only this kernel (default: all)");
     return d;
   }
   int run(const Invocation& inv) override {
@@ -345,6 +365,10 @@ class CalibrateCommand final : public Command {
     std::ostream& progress = progress_stream(quiet_);
     const uint64_t seed = seed_ != 0 ? seed_ : 1;
     if (blackbox_) return run_blackbox(progress, seed, inv.given("runs") ? runs_ : 10);
+    if (suite_ == "broad") return run_broad(inv, progress);
+    if (suite_ != "families") throw InputError("--suite: families or broad, not '" + suite_ + "'");
+    for (const char* f : {"seeds", "variant", "dtype", "docs"})
+      if (inv.given(f)) throw InputError(std::string("--") + f + " needs --suite broad");
     progress << "stabfuzz calibrate: CESTAC digits vs the oracle's true digits, seed " << seed
              << std::endl;
     const auto s = calibrate::run(static_cast<int>(runs_), seed, progress);
@@ -356,6 +380,7 @@ class CalibrateCommand final : public Command {
   }
 
  private:
+  int run_broad(const Invocation& inv, std::ostream& progress) const;
   int run_blackbox(std::ostream& progress, uint64_t seed, int64_t runs) {
     progress << "stabfuzz calibrate --blackbox: digits from four rounding modes vs the oracle's "
                 "true digits, seed "
@@ -376,7 +401,55 @@ class CalibrateCommand final : public Command {
   bool quiet_ = false;
   bool blackbox_ = false;
   std::string family_;
+  std::string suite_ = "families";
+  std::string seeds_ = "eval";
+  std::string variant_ = "stoch3";
+  std::string dtype_ = "all";
+  bool docs_ = false;
 };
+
+// --suite broad: the per-kernel table of the broad suite (harness/bench/cestac_suite.h).
+int CalibrateCommand::run_broad(const Invocation& inv, std::ostream& progress) const {
+  namespace cs = calibrate::suite;
+  const cs::Variant* variant = cs::find_variant(variant_);
+  if (!variant) throw InputError("unknown --variant '" + variant_ + "'");
+  if (seeds_ != "tune" && seeds_ != "eval")
+    throw InputError("--seeds: tune or eval, not '" + seeds_ + "'");
+  if (!family_.empty() && !cs::find_kind(family_))
+    throw InputError("--target: no kernel '" + family_ + "' in the broad suite");
+  cs::Options o;
+  o.seeds = seeds_ == "tune" ? cs::kTuneSeeds : cs::kEvalSeeds;
+  if (inv.given("seed")) o.seeds = {seed_};
+  if (inv.given("runs")) o.cases = static_cast<int>(runs_);
+  if (o.cases < 1) throw InputError("--runs must be at least 1");
+  o.kind = family_;
+  if (auto d = flag::dtype_of(dtype_)) o.dtypes = {*d};
+  progress << "stabfuzz calibrate --suite broad: " << variant->scalar
+           << " digits vs MPFR's exact answers, " << seeds_ << " seeds" << std::endl;
+  const cs::Result r = cs::run(*variant, o, progress);
+  (json_ == "-" ? std::cerr : std::cout) << cs::markdown_table(r);  // keep stdout pure JSON
+  progress << fmt(r.seconds, 1) << " s" << std::endl;
+  if (docs_) {
+    const std::string path = "docs/results/cestac-calibration.md";
+    if (!std::filesystem::is_directory("docs/results"))
+      throw InputError("--docs: no docs/results here (run from the repository root)");
+    // The command as it regenerates the file: output-only flags left out.
+    std::string command = "stabfuzz";
+    for (size_t i = 0; i < inv.words.size(); ++i) {
+      const std::string& w = inv.words[i];
+      if (w == "--quiet" || w.rfind("--json=", 0) == 0) continue;
+      if (w == "--json") {
+        i += i + 1 < inv.words.size() && inv.words[i + 1].rfind("--", 0) != 0;
+        continue;
+      }
+      command += " " + w;
+    }
+    reports::write_text_atomically(path, cs::markdown_doc(r, command));
+    progress << "wrote " << path << std::endl;
+  }
+  if (!json_.empty()) emit_json(json_, cs::to_json(r));
+  return 0;
+}
 
 }  // namespace
 

@@ -14,6 +14,14 @@ namespace {
 
 template <class T>
 using Stoch3 = cestac::Stoch<T, 3>;
+template <class T>
+using Updown3 = cestac::Stoch<T, 3, cestac::Rounding::updown>;
+
+cestac::Config updown_config() {
+  cestac::Config c;
+  c.rounding = cestac::Rounding::updown;
+  return c;
+}
 
 std::string percent(int k, int n) {
   std::ostringstream os;
@@ -113,7 +121,9 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
 // One line per variant; the first is the default of --variant.
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v{
-      make_variant<Stoch3>("stoch3", "Stoch<T, 3>"),
+      make_variant<Stoch3>("stoch3", "Stoch<T, 3> (stochastic rounding to nearness, the default)"),
+      make_variant<Updown3>("updown", "Stoch<T, 3, Rounding::updown> (CADNA's up-or-down rounding)",
+                            updown_config()),
   };
   return v;
 }
@@ -178,7 +188,36 @@ std::string markdown_table(const Result& r) {
   return s;
 }
 
-std::string markdown_doc(const Result& r, const std::string& command) {
+std::string comparison_table(const std::vector<Result>& results) {
+  std::string s = "| kernel | dtype |";
+  std::string rule = "|---|---|";
+  for (const auto& r : results) {
+    s += " `" + r.variant + "`: agree / over / under |";
+    rule += "---:|";
+  }
+  s += "\n" + rule + "\n";
+  auto cell = [](const Row& w) {
+    return " " + percent(w.agree, w.cases) + " / " + percent(w.over, w.cases) + " / " +
+           percent(w.under, w.cases) + " |";
+  };
+  const Result& first = results.front();
+  for (size_t i = 0; i < first.rows.size() + first.overall.size(); ++i) {
+    const bool overall = i >= first.rows.size();
+    const Row& w = overall ? first.overall[i - first.rows.size()] : first.rows[i];
+    s += "| " + (overall ? std::string("**all**") : w.kind) + " | " +
+         std::string(dtype_name(w.dtype)) + " |";
+    for (const auto& r : results) {
+      const auto& rows = overall ? r.overall : r.rows;
+      const size_t k = overall ? i - first.rows.size() : i;
+      s += k < rows.size() ? cell(rows[k]) : " - |";
+    }
+    s += "\n";
+  }
+  return s;
+}
+
+std::string markdown_doc(const Result& r, const std::vector<Result>& others,
+                         const std::string& command) {
   std::ostringstream os;
   const bool eval = r.options.seeds == kEvalSeeds;
   os << "# CESTAC calibration on the broad suite\n\n"
@@ -201,7 +240,16 @@ std::string markdown_doc(const Result& r, const std::string& command) {
         "zeros.\n"
      << "- agree: |claim - truth| <= 1; overclaim: claim > truth + 1 (the dangerous direction); "
         "underclaim: claim < truth - 1. Worst over is the largest claim - truth.\n\n";
-  os << markdown_table(r) << "\n## Kernels\n\n";
+  os << markdown_table(r);
+  if (!others.empty()) {
+    std::vector<Result> all{r};
+    all.insert(all.end(), others.begin(), others.end());
+    os << "\n## Against the other rounding\n\nThe same cases, seeds and streams through every "
+          "variant (agree / overclaim / underclaim):";
+    for (const auto& o : all) os << " `" << o.variant << "` is `" << o.scalar << "`;";
+    os << " the first is the default.\n\n" << comparison_table(all);
+  }
+  os << "\n## Kernels\n\n";
   for (const auto& k : kinds()) os << "- `" << k.name << "`: " << k.what << "\n";
   return os.str();
 }

@@ -120,7 +120,9 @@ Result run(const Variant& v, const Options& o, std::ostream& progress);
 // The per-kind table as Markdown (kinds with a row per dtype, then the overall rows).
 std::string markdown_table(const Result& r);
 // docs/results/cestac-calibration.md: the table, the command that produced it, what it counts.
-std::string markdown_doc(const Result& r, const std::string& command);
+// `others`: the same cases through the other variants, compared side by side after the table.
+std::string markdown_doc(const Result& r, const std::vector<Result>& others,
+                         const std::string& command);
 json::Value to_json(const Result& r);
 
 }  // namespace stabfuzz::calibrate::suite

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "harness/bench/bench.h"
 #include "harness/bench/blackbox_calibrate.h"
@@ -444,7 +445,14 @@ int CalibrateCommand::run_broad(const Invocation& inv, std::ostream& progress) c
       }
       command += " " + w;
     }
-    reports::write_text_atomically(path, cs::markdown_doc(r, command));
+    std::vector<cs::Result> others;  // the other roundings on the same cases, side by side
+    for (const auto& v : cs::variants())
+      if (v.name != variant->name) {
+        progress << "  and " << v.scalar << " for the comparison" << std::endl;
+        std::ostringstream quiet;
+        others.push_back(cs::run(v, o, quiet));
+      }
+    reports::write_text_atomically(path, cs::markdown_doc(r, others, command));
     progress << "wrote " << path << std::endl;
   }
   if (!json_.empty()) emit_json(json_, cs::to_json(r));

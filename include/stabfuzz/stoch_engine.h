@@ -253,21 +253,24 @@ struct Simd4 {
     const V rot = __builtin_shufflevector(out, out, 1, 2, 3, 0);
     return movemask(out == rot) == 0xF && movemask(abs(num) > V{}) != 0;
   }
-  // Uncollapse: lane j (bits 15 and 31 of the operation's word w) of a collapsed result takes
-  // its exact value's other neighbour, so an inexact operation never reads as exact. Without it,
-  // lanes whose exact values differ by less than an ulp (after a square root, say) can all round
-  // to one value, the following operations are exact, and a later cancellation shows no noise at
-  // all. r and num as for sr_round. Lane j is left alone when it was exact or its other
-  // neighbour is infinite (then the result may stay collapsed: only when the lanes' exact values
-  // differ). Inline, taken on a branch: a third of the inexact operations on exact operands
-  // collapse, so a call would cost more than the branch.
+  // Uncollapse: the first inexact lane from lane j on (j: bits 15 and 31 of the operation's word
+  // w) of a collapsed result takes its exact value's other neighbour, so an inexact operation
+  // never reads as exact. Without it, lanes whose exact values differ by less than an ulp (after a
+  // square root, say) can all round to one value, the following operations are exact, and a
+  // later cancellation shows no noise at all. r and num as for sr_round; lanes that were exact or
+  // whose other neighbour is infinite are never moved. Inline, on a branch: a third of the
+  // inexact operations on exact operands collapse, so a call would cost more than the branch.
   static SF_ALWAYS_INLINE V uncollapse(V out, V r, V num, uint64_t w) {
     const M rb = (M)r, ob = (M)out;
     const M same = (rb ^ (M)num) >= 0;
     const M n = (same & (rb + 1)) | (~same & (rb - 1));
+    const uint32_t movable = static_cast<uint32_t>(
+        movemask((abs(num) > V{}) & ((rb & ~kSign) < kInfBits) & ((n & ~kSign) < kInfBits)));
+    if (movable == 0) return out;
     const uint32_t j = static_cast<uint32_t>(((w >> 15) & 1u) | ((w >> 30) & 2u));
-    const M force =
-        lanes(1u << j) & (abs(num) > V{}) & ((rb & ~kSign) < kInfBits) & ((n & ~kSign) < kInfBits);
+    const uint32_t from_j = ((movable >> j) | (movable << (4 - j))) & 15u;
+    const uint32_t i = (static_cast<uint32_t>(std::countr_zero(from_j)) + j) & 3u;
+    const M force = lanes(1u << i);
     const M alt = ((ob == rb) & n) | (~(ob == rb) & rb);
     return (V)((force & alt) | (~force & ob));
   }

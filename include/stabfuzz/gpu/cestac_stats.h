@@ -125,13 +125,23 @@ SF_HD_INLINE bool computational_zero(const T* s) {
 template <int N, class T>
 SF_HD double digits(const T* s, int precision, double kappa) {
   using W = WideMoment;
-  const double full = -log10(ldexp(1.0, -precision));
+  double full = -log10(ldexp(1.0, -precision));
   bool any_nonfinite = false;
   for (int i = 0; i < N; ++i) any_nonfinite |= !isfinite(s[i]);
   if (any_nonfinite) return all_equal<N>(s) && !isnan(s[0]) ? full : 0.0;
+  const W m = max_magnitude<N, W>(s);
+  // A subnormal value carries fewer digits than the format's precision: log10(|x| / the
+  // smallest subnormal) (float and double samples of their own format; f16/bf16 samples are
+  // floats holding a narrower format, left to its own precision).
+  if (precision == FloatBits<T>::kPrecision && m > 0 &&
+      m < static_cast<W>(ldexp(1.0, FloatBits<T>::kEmin))) {
+    const double available =
+        static_cast<double>(log10(m)) -
+        (FloatBits<T>::kEmin - FloatBits<T>::kPrecision + 1) * 0.30102999566398120;
+    full = available < full ? available : full;
+  }
   if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
   if (computational_zero<N>(s)) return 0.0;
-  const W m = max_magnitude<N, W>(s);
   W mean, ss;
   centred_moments<N>(s, static_cast<W>(ldexp(W(1), -ilogb(m))), mean, ss);  // squares in range
   return digits_from_moments<W>(N, mean, ss, kappa, full);

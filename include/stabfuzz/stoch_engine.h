@@ -205,46 +205,55 @@ struct Simd4 {
 #endif
   }
   // ---- stochastic rounding to nearness (Rounding::nearness) -------------------------------------
-  // Four u in (0, 1), 15 random bits each (bits 16i .. 16i + 14 of w), the midpoints of 2^15
+  // Four v in (-1/2, 1/2), 15 random bits each (bits 16i .. 16i + 14 of w), the midpoints of 2^15
   // cells. Bits 15 and 31 of w pick the lane that uncollapse moves.
-  static SF_ALWAYS_INLINE V uniform(uint64_t w) {
+  static SF_ALWAYS_INLINE V centred_uniform(uint64_t w) {
     if constexpr (std::is_same_v<T, double>) {
       __m256i k = _mm256_srlv_epi64(_mm256_set1_epi64x(static_cast<long long>(w)),
                                     _mm256_setr_epi64x(0, 16, 32, 48));
       k = _mm256_and_si256(k, _mm256_set1_epi64x(0x7FFF));
-      // 1 + (k + 1/2) 2^-15: k in mantissa bits 37..51, the half cell in bit 36.
+      // 1 + (k + 1/2) 2^-15: k in mantissa bits 37..51, the half cell in bit 36; minus 3/2.
       k = _mm256_or_si256(_mm256_slli_epi64(k, 37), _mm256_set1_epi64x(0x3FF0001000000000LL));
-      return (V)_mm256_sub_pd(_mm256_castsi256_pd(k), _mm256_set1_pd(1.0));
+      return (V)_mm256_sub_pd(_mm256_castsi256_pd(k), _mm256_set1_pd(1.5));
     } else {
       __m128i k = _mm_cvtepu16_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
       k = _mm_and_si128(k, _mm_set1_epi32(0x7FFF));
       k = _mm_or_si128(_mm_slli_epi32(k, 8), _mm_set1_epi32(0x3F800080));  // bits 8..22, half: 7
-      return (V)_mm_sub_ps(_mm_castsi128_ps(k), _mm_set1_ps(1.0f));
+      return (V)_mm_sub_ps(_mm_castsi128_ps(k), _mm_set1_ps(1.5f));
     }
   }
-  // detail::sr_round on four lanes: r = RN(exact), num / den the exact error (kScaled false:
-  // den = 1, not read). The thresholds u x gap of both neighbours are formed from r alone, in
-  // parallel with the error, so that the error's arrival is followed by one select, one compare
-  // and one blend (the dependency chain of a sum).
-  template <bool kScaled>
-  static SF_ALWAYS_INLINE V sr_round(V r, V num, V den, uint64_t w) {
+  // Stochastic rounding to nearness of r + e, r = RN(exact), e the exact error (to a few bits):
+  // each lane moves to the exact value's other neighbour with probability |e| / (the spacing on
+  // that side) and stays otherwise (e = 0 never moves). Where r's spacing is the same on both
+  // sides (r not a power of two), RN(r + (e + v)) with v uniform in (-gap/2, gap/2): the sum
+  // crosses the boundary gap/2 away exactly when v > gap/2 - |e|, and never the other one, so the
+  // dependency chain of a sum is the error-free transformation plus two adds. A lane at a power
+  // of two (or 0), at the largest finite value (no neighbour above), inf or NaN sends the four to
+  // sr_round_sides, which compares |e| with u x the spacing on e's side (a branch, rarely taken
+  // inside a chain).
+  static SF_ALWAYS_INLINE V sr_round(V r, V e, uint64_t w) {
+    constexpr I kMantissa = std::is_same_v<T, double> ? I(0x000FFFFFFFFFFFFFLL) : I(0x007FFFFF);
+    const M rb = (M)r;
+    if (movemask(((rb & kMantissa) == 0) | ~below_overflow(r)) != 0) [[unlikely]]
+      return sr_round_sides(r, e, w);
+    const V gap = abs((V)(rb + 1) - r);
+    return r + (e + centred_uniform(w) * gap);
+  }
+  static V sr_round_sides(V r, V e, uint64_t w) {
     const M rb = (M)r;
     const M away = rb + 1, toward = rb - 1;  // r = +-0: toward is NaN bits and never taken
-    V u = uniform(w);
-    if constexpr (kScaled) u = u * den;
-    const V t_away = u * abs((V)away - r), t_toward = u * abs(r - (V)toward);
-    const M same = (rb ^ (M)num) >= 0;  // the exact value lies away from zero
-    const M t = (same & (M)t_away) | (~same & (M)t_toward);
-    const M move = abs(num) > (V)t;
+    const V u = centred_uniform(w) + T(0.5);
+    const M same = (rb ^ (M)e) >= 0;  // the exact value lies away from zero
+    const V gap = abs((V)((same & away) | (~same & toward)) - r);
+    const M move = (abs(e) > u * gap) & ((rb & ~kSign) < kInfBits);
     const M n = (same & away) | (~same & toward);
     return (V)((move & n) | (~move & rb));
   }
   // sr_round, then uncollapse when the result collapsed (a branch, taken rarely inside a chain).
-  template <bool kScaled>
-  static SF_ALWAYS_INLINE V sr_round_uncollapsed(V r, V num, V den, uint64_t w) {
-    V out = sr_round<kScaled>(r, num, den, w);
-    if (collapsed(out, num)) [[unlikely]]
-      out = uncollapse(out, r, num, w);
+  static SF_ALWAYS_INLINE V sr_round_uncollapsed(V r, V e, uint64_t w) {
+    V out = sr_round(r, e, w);
+    if (collapsed(out, e)) [[unlikely]]
+      out = uncollapse(out, r, e, w);
     return out;
   }
   // Every lane equal while some lane was inexact (num != 0): the result would read as exact.

@@ -104,7 +104,7 @@ struct NearnessOps {
       const auto small =
           (typename S4::V)((swap & (typename S4::M)va) | (~swap & (typename S4::M)vb));
       const auto e = small - (sum - big);
-      const auto vr = S4::template sr_round_uncollapsed<false>(sum, e, e, op_word(ts));
+      const auto vr = S4::sr_round_uncollapsed(sum, e, op_word(ts));
       S r;
       S4::store(r.s, vr);
       if (!detail::add_fast_ok<T>(va, vb, vr, ts)) [[unlikely]]
@@ -132,7 +132,7 @@ struct NearnessOps {
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto p = va * vb;
       const auto e = S4::fma(va, vb, -p);  // exact unless the product underflows
-      const auto vr = S4::template sr_round_uncollapsed<false>(p, e, e, op_word(ts));
+      const auto vr = S4::sr_round_uncollapsed(p, e, op_word(ts));
       S r;
       S4::store(r.s, vr);
       if (!detail::mul_fast_ok<T>(va, vb, vr, ts)) [[unlikely]]
@@ -162,11 +162,12 @@ struct NearnessOps {
       using S4 = detail::Simd4<T>;
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto q = va / vb;
-      // exact - q = rho / b with rho = a - q b exact: compared as u gap |b| < |rho|, sign of b
-      // moved onto rho.
+      // exact - q = rho / b, rho = a - q b exact; 1 / b is formed beside the quotient (a
+      // division of its own when 1 / b overflows: b subnormal or 0).
       const auto rho = S4::fma(-q, vb, va);
-      const auto num = (typename S4::V)((typename S4::M)rho ^ ((typename S4::M)vb & S4::kSign));
-      const auto vr = S4::template sr_round_uncollapsed<true>(q, num, S4::abs(vb), op_word(ts));
+      const auto inv = 1 / vb;
+      const auto e = S4::all(S4::below_overflow(inv)) ? rho * inv : rho / vb;
+      const auto vr = S4::sr_round_uncollapsed(q, e, op_word(ts));
       S r;
       S4::store(r.s, vr);
       if (!detail::div_fast_ok<T>(vb, vr, ts)) [[unlikely]]
@@ -200,7 +201,10 @@ struct NearnessOps {
       const auto va = S4::load(a.s);
       const auto q = S4::sqrt(va);
       const auto rho = S4::fma(-q, q, va);
-      const auto vr = S4::template sr_round_uncollapsed<true>(q, rho, q + q, op_word(ts));
+      auto vr = S4::sr_round_uncollapsed(q, rho / (q + q), op_word(ts));
+      // sqrt(inf) and sqrt(0) have no error to add (rho is NaN or 0 / 0): keep the root.
+      vr = (typename S4::V)((S4::below_overflow(q) & (q > 0) & (typename S4::M)vr) |
+                            (~(S4::below_overflow(q) & (q > 0)) & (typename S4::M)q));
       S4::store(r.s, vr);
     } else {
       r = lanewise(ts, [&](int i) {

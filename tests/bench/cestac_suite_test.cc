@@ -210,7 +210,7 @@ TEST(StrictDigits, IssueQuadraticNeverOverclaims) {
 
 // A sum of 1000 f32 values with a common offset of 1e10 (spread 1e4, so that the rounded values
 // differ by a few of their 1024-wide ulps), over 200 seeds. Issue 29 asks for at most true + 1
-// at every seed; measured: 3 of 200 seeds claim up to 1.08 digits over the truth (up-or-down
+// at every seed; measured: 1 of 200 seeds claims 1.05 digits over the truth (up-or-down
 // rounding: 161 of 200, up to 1.88), the tail of a spread estimated from four samples. The test
 // holds that line until the estimator closes the gap.
 TEST(StrictDigits, OffsetSumF32NeverOverclaims) {

@@ -22,10 +22,8 @@ namespace {
 using cestac::Kind;
 using D = Stoch<double>;
 using F = Stoch<float>;
-// CADNA's up-or-down rounding, kept beside the default stochastic rounding to nearness; its runs
-// switch to round toward +inf.
-using UD = Stoch<double, 3, cestac::Rounding::updown>;
-using UF = Stoch<float, 3, cestac::Rounding::updown>;
+// A run of CADNA's up-or-down rounding (rounding_test.cc compares the two roundings), which
+// switches to round toward +inf.
 cestac::Config updown() {
   cestac::Config c;
   c.rounding = cestac::Rounding::updown;

@@ -187,8 +187,8 @@ struct DStoch {
   static_assert(L >= 2 && L <= 16, "2 <= L <= 16 lanes");
   using value_type = T;
   static constexpr int kLanes = L;
-  // The samples the instability tests read: the first 3 of 4 lanes, exactly as the CPU's
-  // Stoch<T, 3> (4 lanes, tests on N = 3 with tau = 4.303), all of them otherwise.
+  // The samples the instability tests read: every lane, as the CPU's Stoch<T, 3> (4 lanes, all
+  // tested, tau = 3.182).
   static constexpr int kTested = cestac::samples_for_lanes(L);
   static constexpr int kSamples = L;
   T s[L];

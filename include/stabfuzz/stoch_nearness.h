@@ -23,7 +23,7 @@ struct NearnessOps {
   static constexpr bool kLow = S::kLow;
 
   // ---- Rounding::nearness: round to nearest, the exact error, stochastic rounding -------------
-  // A word of 64 fresh bits per four-lane operation (16 per lane: detail::Simd4::uniform).
+  // A word of 64 fresh bits per four-lane operation (16 per lane: Simd4::centred_uniform).
   static SF_ALWAYS_INLINE uint64_t op_word(HotState& ts) {
     return stream_word(ts.key, ++ts.counter);
   }

@@ -65,6 +65,13 @@ struct NearnessOps {
     const bool move = ok && u * std::fabs(n - r) < std::fabs(e);
     return {static_cast<float>(move ? n : r), static_cast<float>(move ? r : n), ok};
   }
+  // low_choice of a product or quotient; `flushed` is set when a nonzero value rounded to 0.
+  static SF_ALWAYS_INLINE detail::SrChoice<Sample> low_choice_flushing(double x, HotState& ts,
+                                                                       bool& flushed) {
+    const auto c = low_choice(x, lane_u(ts));
+    flushed |= (c.value == 0) & (x != 0);
+    return c;
+  }
   // A sample of an elementary function evaluated in Wide (w): float and f16/bf16 samples round
   // stochastically on the side w shows; double samples (side unknown) move one ulp at random
   // with probability 1/2 (detail::random_perturb).
@@ -142,10 +149,7 @@ struct NearnessOps {
       bool flushed = false;
       const S r = lanewise(ts, [&](int i) {
         if constexpr (kLow) {
-          const double x = double(a.s[i]) * double(b.s[i]);
-          const auto c = low_choice(x, lane_u(ts));
-          flushed |= (c.value == 0) & (x != 0);
-          return c;
+          return low_choice_flushing(double(a.s[i]) * double(b.s[i]), ts, flushed);
         } else {
           const T p = a.s[i] * b.s[i];
           return detail::sr_choice<T>(p, std::fma(a.s[i], b.s[i], -p), T(1), lane_u(ts));
@@ -177,10 +181,7 @@ struct NearnessOps {
       bool flushed = false;
       const S r = lanewise(ts, [&](int i) {
         if constexpr (kLow) {
-          const double x = double(a.s[i]) / double(b.s[i]);
-          const auto c = low_choice(x, lane_u(ts));
-          flushed |= (c.value == 0) & (x != 0);
-          return c;
+          return low_choice_flushing(double(a.s[i]) / double(b.s[i]), ts, flushed);
         } else {
           const T q = a.s[i] / b.s[i], rho = std::fma(-q, b.s[i], a.s[i]);
           return detail::sr_choice<T>(q, std::signbit(b.s[i]) ? -rho : rho, std::fabs(b.s[i]),

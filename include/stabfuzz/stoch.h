@@ -309,7 +309,7 @@ class Stoch {
           const auto hi = (typename S4::V)p.hi, t = (typename S4::V)p.t;
           const auto sum = hi + t, bb = sum - hi;
           const auto e = (hi - (sum - bb)) + (t - bb);
-          const auto vr = S4::sr_round_uncollapsed(sum, e, Nearness::op_word(ts));
+          const auto vr = Nearness::round4(ts, sum, e);
           S4::store(r.s, vr * (typename S4::V)p.scale);
         } else if constexpr (kNearness) {
           alignas(32) double w[4];

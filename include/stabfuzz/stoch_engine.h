@@ -206,7 +206,8 @@ struct Simd4 {
   }
   // ---- stochastic rounding to nearness (Rounding::nearness) -------------------------------------
   // Four v in (-1/2, 1/2), 15 random bits each (bits 16i .. 16i + 14 of w), the midpoints of 2^15
-  // cells. Bits 15 and 31 of w pick the lane that uncollapse moves.
+  // cells. Bits 15 and 31 of w pick the lane that uncollapse tries first (first_lane). Made a block
+  // of operations at a time (refill_uniforms), not inline.
   static SF_ALWAYS_INLINE V centred_uniform(uint64_t w) {
     if constexpr (std::is_same_v<T, double>) {
       __m256i k = _mm256_srlv_epi64(_mm256_set1_epi64x(static_cast<long long>(w)),
@@ -222,6 +223,9 @@ struct Simd4 {
       return (V)_mm_sub_ps(_mm_castsi128_ps(k), _mm_set1_ps(1.5f));
     }
   }
+  static SF_ALWAYS_INLINE uint32_t first_lane(uint64_t w) {
+    return static_cast<uint32_t>(((w >> 15) & 1u) | ((w >> 30) & 2u));
+  }
   // Stochastic rounding to nearness of r + e, r = RN(exact), e the exact error (to a few bits):
   // each lane moves to the exact value's other neighbour with probability |e| / (the spacing on
   // that side) and stays otherwise (e = 0 never moves). Where r's spacing is the same on both
@@ -230,53 +234,76 @@ struct Simd4 {
   // dependency chain of a sum is the error-free transformation plus two adds. A lane at a power
   // of two (or 0), at the largest finite value (no neighbour above), inf or NaN sends the four to
   // sr_round_sides, which compares |e| with u x the spacing on e's side (a branch, rarely taken
-  // inside a chain).
-  static SF_ALWAYS_INLINE V sr_round(V r, V e, uint64_t w) {
+  // inside a chain). v: centred_uniform's four uniforms.
+  static SF_ALWAYS_INLINE V sr_round(V r, V e, V v) {
     constexpr I kMantissa = std::is_same_v<T, double> ? I(0x000FFFFFFFFFFFFFLL) : I(0x007FFFFF);
     const M rb = (M)r;
     if (movemask(((rb & kMantissa) == 0) | ~below_overflow(r)) != 0) [[unlikely]]
-      return sr_round_sides(r, e, w);
+      return sr_round_sides(r, e, v);
     const V gap = abs((V)(rb + 1) - r);
-    return r + (e + centred_uniform(w) * gap);
+    return r + (e + v * gap);
   }
-  static V sr_round_sides(V r, V e, uint64_t w) {
+  static V sr_round_sides(V r, V e, V v) {
     const M rb = (M)r;
     const M away = rb + 1, toward = rb - 1;  // r = +-0: toward is NaN bits and never taken
-    const V u = centred_uniform(w) + T(0.5);
+    const V u = v + T(0.5);
     const M same = (rb ^ (M)e) >= 0;  // the exact value lies away from zero
     const V gap = abs((V)((same & away) | (~same & toward)) - r);
     const M move = (abs(e) > u * gap) & ((rb & ~kSign) < kInfBits);
     const M n = (same & away) | (~same & toward);
     return (V)((move & n) | (~move & rb));
   }
-  // sr_round, then uncollapse when the result collapsed (a branch, taken rarely inside a chain).
-  static SF_ALWAYS_INLINE V sr_round_uncollapsed(V r, V e, uint64_t w) {
-    V out = sr_round(r, e, w);
+  // sr_round, then uncollapse: every lane equal while some lane was inexact (num != 0) would read
+  // as exact, so lane j (first_lane), or the first inexact lane from j on, takes its exact value's
+  // other neighbour. Without it, lanes whose exact values differ by less than an ulp (after a
+  // square root, say) can all round to one value, the following operations are exact, and a
+  // later cancellation shows no noise at all. Lanes that were exact or whose other neighbour is
+  // infinite are never moved. Two ways to the same result, chosen by a branch that follows the
+  // code, not the random draws: when every lane's r is equal (exact operands, mostly) a third of
+  // the results collapse at random, so the test is branch-free there; otherwise (inside a chain)
+  // a collapse is rare and its test is a branch off the dependency chain.
+  static SF_ALWAYS_INLINE V sr_round_uncollapsed(V r, V e, V v, uint32_t j) {
+    const V out = sr_round(r, e, v);
+    const M rb = (M)r;
+    if (movemask(r == __builtin_shufflevector(r, r, 1, 2, 3, 0)) == 0xF)
+      return uncollapse_equal(out, rb, e, j);
     if (collapsed(out, e)) [[unlikely]]
-      out = uncollapse(out, r, e, w);
+      return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), j);
     return out;
   }
-  // Every lane equal while some lane was inexact (num != 0): the result would read as exact.
-  // Tested on the fast path's branch, off the dependency chain.
+  // Every lane equal while some lane was inexact (num != 0).
   static SF_ALWAYS_INLINE bool collapsed(V out, V num) {
     const V rot = __builtin_shufflevector(out, out, 1, 2, 3, 0);
-    return movemask(out == rot) == 0xF && movemask(abs(num) > V{}) != 0;
+    if (movemask(out == rot) != 0xF) [[likely]]
+      return false;
+    return movemask(abs(num) > V{}) != 0;
   }
-  // Uncollapse: the first inexact lane from lane j on (j: bits 15 and 31 of the operation's word
-  // w) of a collapsed result takes its exact value's other neighbour, so an inexact operation
-  // never reads as exact. Without it, lanes whose exact values differ by less than an ulp (after a
-  // square root, say) can all round to one value, the following operations are exact, and a
-  // later cancellation shows no noise at all. r and num as for sr_round; lanes that were exact or
-  // whose other neighbour is infinite are never moved. Inline, on a branch: a third of the
-  // inexact operations on exact operands collapse, so a call would cost more than the branch.
-  static SF_ALWAYS_INLINE V uncollapse(V out, V r, V num, uint64_t w) {
-    const M rb = (M)r, ob = (M)out;
-    const M same = (rb ^ (M)num) >= 0;
-    const M n = (same & (rb + 1)) | (~same & (rb - 1));
-    const uint32_t movable = static_cast<uint32_t>(
+  // The exact value's other neighbour (bits), r's on num's side.
+  static SF_ALWAYS_INLINE M neighbour(M rb, V num) { return rb + (((rb ^ (M)num) >= 0) & 2) - 1; }
+  // One bit per lane that uncollapse may move: inexact, r finite and its other neighbour finite.
+  static SF_ALWAYS_INLINE uint32_t movable(M rb, V num) {
+    const M n = neighbour(rb, num);
+    return static_cast<uint32_t>(
         movemask((abs(num) > V{}) & ((rb & ~kSign) < kInfBits) & ((n & ~kSign) < kInfBits)));
+  }
+  // Uncollapse without a branch on the draws, for lanes of equal r.
+  static SF_ALWAYS_INLINE V uncollapse_equal(V out, M rb, V e, uint32_t j) {
+    const M ob = (M)out;
+    const V rot = __builtin_shufflevector(out, out, 1, 2, 3, 0);
+    const uint32_t mov = movable(rb, e);
+    const uint32_t c = static_cast<uint32_t>(movemask(out == rot) == 0xF) & (mov != 0);
+    if (c & ~(mov >> j)) [[unlikely]]
+      return uncollapse(out, rb, neighbour(rb, e), mov, j);
+    const M n = neighbour(rb, e);
+    const M force = lanes(c << j);
+    const M alt = ((ob == rb) & n) | (~(ob == rb) & rb);
+    return (V)((force & alt) | (~force & ob));
+  }
+  // The rare uncollapse: lane j cannot move; the first movable lane after it takes its other
+  // neighbour n (if none can, the result stays collapsed).
+  static V uncollapse(V out, M rb, M n, uint32_t movable, uint32_t j) {
     if (movable == 0) return out;
-    const uint32_t j = static_cast<uint32_t>(((w >> 15) & 1u) | ((w >> 30) & 2u));
+    const M ob = (M)out;
     const uint32_t from_j = ((movable >> j) | (movable << (4 - j))) & 15u;
     const uint32_t i = (static_cast<uint32_t>(std::countr_zero(from_j)) + j) & 3u;
     const M force = lanes(1u << i);
@@ -346,6 +373,15 @@ SF_ALWAYS_INLINE Vexp4Parts vexp4_parts(__m256d x) {
 SF_ALWAYS_INLINE __m256d vexp4(__m256d x) {
   const Vexp4Parts p = vexp4_parts(x);
   return _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale);
+}
+
+// The uniforms of the next four-lane operation of sample type T (Simd4::sr_round), and the lane
+// uncollapse tries first, from the operation's word of the stream.
+template <class T>
+SF_ALWAYS_INLINE typename Simd4<T>::V take_uniforms(HotState& ts, uint32_t& first_lane) {
+  const uint64_t w = stream_word(ts.key, ++ts.counter);
+  first_lane = Simd4<T>::first_lane(w);
+  return Simd4<T>::centred_uniform(w);
 }
 
 // Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact

@@ -23,9 +23,12 @@ struct NearnessOps {
   static constexpr bool kLow = S::kLow;
 
   // ---- Rounding::nearness: round to nearest, the exact error, stochastic rounding -------------
-  // A word of 64 fresh bits per four-lane operation (16 per lane: Simd4::centred_uniform).
-  static SF_ALWAYS_INLINE uint64_t op_word(HotState& ts) {
-    return stream_word(ts.key, ++ts.counter);
+  // sr_round of four lanes with the operation's uniforms (detail::take_uniforms).
+  template <class V>  // detail::Simd4<T>::V (a template: Simd4 has no f16/bf16 instance)
+  static SF_ALWAYS_INLINE V round4(HotState& ts, V r, V e) {
+    uint32_t j;
+    const auto v = detail::take_uniforms<T>(ts, j);
+    return detail::Simd4<T>::sr_round_uncollapsed(r, e, v, j);
   }
   static SF_ALWAYS_INLINE Sample lane_u(HotState& ts) {
     return static_cast<Sample>(detail::uniform16(random_bits(ts, 16)));
@@ -103,15 +106,11 @@ struct NearnessOps {
     if constexpr (kSimd) {
       using S4 = detail::Simd4<T>;
       const auto va = S4::load(a.s), vb = S4::load(b.s);
-      // Fast2Sum on the operands ordered by magnitude: the exact error, four roundings after the
-      // sum instead of 2Sum's five.
-      const auto sum = va + vb;
-      const auto swap = S4::abs(va) < S4::abs(vb);
-      const auto big = (typename S4::V)((swap & (typename S4::M)vb) | (~swap & (typename S4::M)va));
-      const auto small =
-          (typename S4::V)((swap & (typename S4::M)va) | (~swap & (typename S4::M)vb));
-      const auto e = small - (sum - big);
-      const auto vr = S4::sr_round_uncollapsed(sum, e, op_word(ts));
+      // 2Sum: the exact error in six additions, no comparison or blend on the dependency chain
+      // (shorter than Fast2Sum on operands ordered by magnitude).
+      const auto sum = va + vb, bb = sum - va;
+      const auto e = (va - (sum - bb)) + (vb - bb);
+      const auto vr = round4(ts, sum, e);
       S r;
       S4::store(r.s, vr);
       if (!detail::add_fast_ok<T>(va, vb, vr, ts)) [[unlikely]]
@@ -139,7 +138,7 @@ struct NearnessOps {
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto p = va * vb;
       const auto e = S4::fma(va, vb, -p);  // exact unless the product underflows
-      const auto vr = S4::sr_round_uncollapsed(p, e, op_word(ts));
+      const auto vr = round4(ts, p, e);
       S r;
       S4::store(r.s, vr);
       if (!detail::mul_fast_ok<T>(va, vb, vr, ts)) [[unlikely]]
@@ -171,7 +170,7 @@ struct NearnessOps {
       const auto rho = S4::fma(-q, vb, va);
       const auto inv = 1 / vb;
       const auto e = S4::all(S4::below_overflow(inv)) ? rho * inv : rho / vb;
-      const auto vr = S4::sr_round_uncollapsed(q, e, op_word(ts));
+      const auto vr = round4(ts, q, e);
       S r;
       S4::store(r.s, vr);
       if (!detail::div_fast_ok<T>(vb, vr, ts)) [[unlikely]]
@@ -202,7 +201,7 @@ struct NearnessOps {
       const auto va = S4::load(a.s);
       const auto q = S4::sqrt(va);
       const auto rho = S4::fma(-q, q, va);
-      auto vr = S4::sr_round_uncollapsed(q, rho / (q + q), op_word(ts));
+      auto vr = round4(ts, q, rho / (q + q));
       // sqrt(inf) and sqrt(0) have no error to add (rho is NaN or 0 / 0): keep the root.
       vr = (typename S4::V)((S4::below_overflow(q) & (q > 0) & (typename S4::M)vr) |
                             (~(S4::below_overflow(q) & (q > 0)) & (typename S4::M)q));

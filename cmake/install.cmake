@@ -1,6 +1,7 @@
 # Install rules and the stabfuzz CMake package: `cmake --install build --prefix P` installs the
 # binary, the plugin headers and P/lib/cmake/stabfuzz/stabfuzzConfig.cmake, with which
-# find_package(stabfuzz) gives stabfuzz::plugin (stabfuzz/plugin.h).
+# find_package(stabfuzz) gives stabfuzz::plugin (stabfuzz/plugin.h) and stabfuzz::cestac (the
+# CESTAC type in a user's own program).
 #   component stabfuzz_runtime: bin/stabfuzz
 #   component stabfuzz_dev:     include/stabfuzz/*.h, share/stabfuzz/plugin/*.cc, lib/cmake/stabfuzz
 include(GNUInstallDirs)
@@ -25,6 +26,11 @@ install(FILES ${CMAKE_SOURCE_DIR}/harness/plugin/plugin_entry.cc
         DESTINATION ${CMAKE_INSTALL_DATADIR}/stabfuzz/plugin COMPONENT stabfuzz_dev)
 install(FILES ${CMAKE_SOURCE_DIR}/harness/cestac/monitor.cc
         DESTINATION ${CMAKE_INSTALL_DATADIR}/stabfuzz/plugin RENAME cestac_monitor.cc
+        COMPONENT stabfuzz_dev)
+# stabfuzz::cestac (a program or test of the user's that computes with Stoch itself) also
+# compiles the symbolizer that turns recorded sites into file:line.
+install(FILES ${CMAKE_SOURCE_DIR}/harness/cestac/symbolize.cc
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/stabfuzz/plugin RENAME cestac_symbolize.cc
         COMPONENT stabfuzz_dev)
 
 # A plugin's CESTAC code is compiled as stabfuzz's: the same FMA/AVX2 paths when stabfuzz has them.

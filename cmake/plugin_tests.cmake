@@ -18,6 +18,29 @@ set(_example_cmd ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DSOURCE_DIR=$
 add_test(NAME plugin_example_build COMMAND ${_example_cmd})
 set_tests_properties(plugin_example_build PROPERTIES FIXTURES_SETUP plugin_example TIMEOUT 300)
 
+# The public headers with both compilers: examples/user_kernel built against the install with GCC
+# and with Clang must print the same digits and sites; examples/plugin built with GCC must give
+# the findings of the Clang build (plugin_test's GccPluginMatchesClangPlugin).
+find_program(STABFUZZ_GXX NAMES g++-12 g++)
+find_program(STABFUZZ_CLANGXX NAMES clang++-14 clang++)
+if(STABFUZZ_GXX AND STABFUZZ_CLANGXX)
+  add_test(NAME user_kernel_gcc_clang COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+    -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUT=${CMAKE_BINARY_DIR}/user_kernel_example
+    -DCXX_A=${STABFUZZ_GXX} -DCXX_B=${STABFUZZ_CLANGXX} -DGENERATOR=${CMAKE_GENERATOR}
+    -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM} -P ${CMAKE_SOURCE_DIR}/tests/plugin/user_kernel_compilers.cmake)
+  set_tests_properties(user_kernel_gcc_clang PROPERTIES TIMEOUT 300)
+  set(STABFUZZ_EXAMPLE_GCC_DIR ${CMAKE_BINARY_DIR}/plugin_example_gcc)
+  add_test(NAME plugin_example_build_gcc COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+    -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUT=${STABFUZZ_EXAMPLE_GCC_DIR} -DCXX=${STABFUZZ_GXX}
+    -DGENERATOR=${CMAKE_GENERATOR} -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
+    -P ${CMAKE_SOURCE_DIR}/tests/plugin/build_example.cmake)
+  # a second setup test of the plugin_example fixture
+  set_tests_properties(plugin_example_build_gcc PROPERTIES FIXTURES_SETUP plugin_example
+                       TIMEOUT 300)
+else()
+  message(STATUS "g++ or clang++ not found: the GCC/Clang example tests are not built")
+endif()
+
 add_executable(plugin_test ${CMAKE_SOURCE_DIR}/tests/plugin/plugin_test.cc)
 target_link_libraries(plugin_test PRIVATE stabfuzz_core GTest::gtest GTest::gtest_main)
 list(JOIN _example_cmd "' '" _example_sh)
@@ -30,7 +53,12 @@ target_compile_definitions(plugin_test PRIVATE
   STABFUZZ_EXAMPLE_BUILD="'${_example_sh}'")
 target_include_directories(plugin_test PRIVATE ${CMAKE_SOURCE_DIR})
 add_dependencies(plugin_test stabfuzz ${_bad_plugins})
+if(STABFUZZ_EXAMPLE_GCC_DIR)
+  target_compile_definitions(plugin_test PRIVATE
+    STABFUZZ_EXAMPLE_PLUGIN_GCC="${STABFUZZ_EXAMPLE_GCC_DIR}/build/libstabfuzz_example.so")
+endif()
 gtest_discover_tests(plugin_test DISCOVERY_TIMEOUT 60
   PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED plugin_example)
 
 stabfuzz_test(isolate_test campaign/isolate_test.cc)
+

@@ -2,7 +2,9 @@
 // instabilities at their sites. Included by stabfuzz/stoch.h.
 #pragma once
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 #include <bit>
 #include <cmath>
@@ -108,11 +110,26 @@ inline float float_nearest(double v) {
 }
 
 // ---- SIMD kernels: four lanes of float or double, every step one vector instruction -----------
+// The vector types of four lanes, spelled per type: GCC drops vector_size from a type that
+// depends on a template parameter.
+template <class T>
+struct Vec4Types;
+template <>
+struct Vec4Types<double> {
+  typedef double V __attribute__((vector_size(32)));
+  typedef int64_t M __attribute__((vector_size(32)));
+};
+template <>
+struct Vec4Types<float> {
+  typedef float V __attribute__((vector_size(16)));
+  typedef int32_t M __attribute__((vector_size(16)));
+};
+
 template <class T>
 struct Simd4 {
   using I = std::conditional_t<std::is_same_v<T, double>, int64_t, int32_t>;
-  using V = T __attribute__((vector_size(4 * sizeof(T))));
-  using M = I __attribute__((vector_size(4 * sizeof(T))));  // lane masks: -1 or 0
+  using V = typename Vec4Types<T>::V;
+  using M = typename Vec4Types<T>::M;  // lane masks: -1 or 0
   static constexpr I kSign = std::numeric_limits<I>::min();
   static constexpr I kInfBits = std::is_same_v<T, double> ? I(0x7ff0000000000000LL) : I(0x7f800000);
 
@@ -149,20 +166,32 @@ struct Simd4 {
   }
   static SF_ALWAYS_INLINE V flip(V v, M m) { return (V)((M)v ^ m); }
   static SF_ALWAYS_INLINE V abs(V v) { return (V)((M)v & ~kSign); }
-  static SF_ALWAYS_INLINE V max(V a, V b) {
+  // The AVX/SSE instructions where the build has them (-mavx2 -mfma, stabfuzz's default on x86);
+  // otherwise the same results from the compiler's vector extensions, lane by lane where needed
+  // (any target GCC or Clang compiles for).
+  static SF_ALWAYS_INLINE V max(V a, V b) {  // maxpd: b when either is NaN
+#if defined(__AVX__)
     if constexpr (std::is_same_v<T, double>) {
       return (V)_mm256_max_pd((__m256d)a, (__m256d)b);
     } else {
       return (V)_mm_max_ps((__m128)a, (__m128)b);
     }
+#else
+    const M gt = a > b;
+    return (V)((gt & (M)a) | (~gt & (M)b));
+#endif
   }
   // One bit per lane whose mask is set.
   static SF_ALWAYS_INLINE int movemask(M m) {
+#if defined(__AVX__)
     if constexpr (std::is_same_v<T, double>) {
       return _mm256_movemask_pd((__m256d)m);
     } else {
       return _mm_movemask_ps((__m128)m);
     }
+#else
+    return int(m[0] < 0) | int(m[1] < 0) << 1 | int(m[2] < 0) << 2 | int(m[3] < 0) << 3;
+#endif
   }
   static SF_ALWAYS_INLINE bool all(M m) { return movemask(m) == 0xF; }
   // Every sample below the overflow threshold (false for inf, NaN and the largest finite value,
@@ -209,6 +238,7 @@ struct Simd4 {
   // cells. Bits 15 and 31 of w pick the lane that uncollapse tries first (first_lane). Made a block
   // of operations at a time (refill_uniforms), not inline.
   static SF_ALWAYS_INLINE V centred_uniform(uint64_t w) {
+#if defined(__AVX2__)
     if constexpr (std::is_same_v<T, double>) {
       __m256i k = _mm256_srlv_epi64(_mm256_set1_epi64x(static_cast<long long>(w)),
                                     _mm256_setr_epi64x(0, 16, 32, 48));
@@ -222,6 +252,13 @@ struct Simd4 {
       k = _mm_or_si128(_mm_slli_epi32(k, 8), _mm_set1_epi32(0x3F800080));  // bits 8..22, half: 7
       return (V)_mm_sub_ps(_mm_castsi128_ps(k), _mm_set1_ps(1.5f));
     }
+#else
+    V v;  // the same values: (k + 1/2) 2^-15 - 1/2 is exact in float and double
+    for (int i = 0; i < 4; ++i)
+      v[i] =
+          static_cast<T>(static_cast<int>((w >> (16 * i)) & 0x7FFF) + T(0.5)) * T(0x1p-15) - T(0.5);
+    return v;
+#endif
   }
   static SF_ALWAYS_INLINE uint32_t first_lane(uint64_t w) {
     return static_cast<uint32_t>(((w >> 15) & 1u) | ((w >> 30) & 2u));
@@ -326,6 +363,7 @@ struct Simd4 {
   }
 };
 
+#if defined(__AVX2__) && defined(__FMA__)
 // e^x of four doubles with |x| <= 708 as (hi + t) 2^k: x = k ln2 + r with |r| <= ln2/2
 // (Cody-Waite, FMA), e^r = 1 + r + r^2 P(r) with P the Taylor polynomial of degree 11 of
 // (e^r - 1 - r) / r^2 (truncation below 0.05 ulp), 1 + r kept as the exact pair hi + lo (exact in
@@ -374,6 +412,8 @@ SF_ALWAYS_INLINE __m256d vexp4(__m256d x) {
   const Vexp4Parts p = vexp4_parts(x);
   return _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale);
 }
+
+#endif  // __AVX2__ && __FMA__
 
 // The uniforms of the next four-lane operation of sample type T (Simd4::sr_round), and the lane
 // uncollapse tries first, from the operation's word of the stream.

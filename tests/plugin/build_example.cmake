@@ -1,12 +1,16 @@
-# Builds the example plugin as a user would: installs stabfuzz's dev component (headers, CMake
-# package) into OUT/prefix, then configures and builds examples/plugin out of tree against it.
+# Builds an example as a user would: installs stabfuzz's dev component (headers, CMake package)
+# into OUT/prefix, then configures and builds examples/EXAMPLE (default: plugin) out of tree
+# against it with the C++ compiler CXX.
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DOUT=... -DCXX=... -DGENERATOR=... [-DMAKE_PROGRAM=...]
-#         -P build_example.cmake
+#         [-DEXAMPLE=user_kernel] -P build_example.cmake
 foreach(v BUILD_DIR SOURCE_DIR OUT CXX GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "build_example.cmake: -D${v}=... missing")
   endif()
 endforeach()
+if(NOT EXAMPLE)
+  set(EXAMPLE plugin)
+endif()
 file(REMOVE_RECURSE "${OUT}")
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -22,8 +26,8 @@ if(MAKE_PROGRAM)
 endif()
 # Empty flags: the example must build from what stabfuzz::plugin gives it, not from the caller's
 # environment (a sanitizer build's CXXFLAGS).
-step("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/examples/plugin" -B "${OUT}/build"
+step("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/examples/${EXAMPLE}" -B "${OUT}/build"
      -G "${GENERATOR}" ${make_program} "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_CXX_FLAGS="
      "-DCMAKE_PREFIX_PATH=${OUT}/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 step("build" "${CMAKE_COMMAND}" --build "${OUT}/build")
-message(STATUS "example plugin: ${OUT}/build/libstabfuzz_example.so")
+message(STATUS "example ${EXAMPLE} built with ${CXX}: ${OUT}/build")

@@ -312,9 +312,13 @@ class Stoch {
           const auto vr = Nearness::round4(ts, sum, e);
           S4::store(r.s, vr * (typename S4::V)p.scale);
         } else if constexpr (kNearness) {
-          alignas(32) double w[4];
-          _mm256_store_pd(w, _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale));
-          r = Nearness::lanewise(ts, [&](int i) { return Nearness::wide_choice(w[i], ts); });
+          // e^x in double, rounded to float to nearest, with its error from the double (exact:
+          // within half a float spacing), then rounded stochastically as any operation is.
+          using S4 = detail::Simd4<float>;
+          const __m256d w = _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale);
+          const __m128 wf = _mm256_cvtpd_ps(w);
+          const __m128 e = _mm256_cvtpd_ps(_mm256_sub_pd(w, _mm256_cvtps_pd(wf)));
+          S4::store(r.s, Nearness::round4(ts, (typename S4::V)wf, (typename S4::V)e));
         } else if constexpr (std::is_same_v<T, double>) {
           using S4 = detail::Simd4<double>;
           const auto m =

@@ -1,7 +1,8 @@
 # Install rules and the stabfuzz CMake package: `cmake --install build --prefix P` installs the
 # binary, the plugin headers and P/lib/cmake/stabfuzz/stabfuzzConfig.cmake, with which
-# find_package(stabfuzz) gives stabfuzz::plugin (stabfuzz/plugin.h) and stabfuzz::cestac (the
-# CESTAC type in a user's own program).
+# find_package(stabfuzz) gives stabfuzz::plugin (stabfuzz/plugin.h), stabfuzz::cestac (the
+# CESTAC type in a user's own program) and, when GoogleTest is found, stabfuzz::gtest
+# (stabfuzz/gtest.h: stabfuzz checks in a GoogleTest suite, run by the installed binary).
 #   component stabfuzz_runtime: bin/stabfuzz
 #   component stabfuzz_dev:     include/stabfuzz/*.h, share/stabfuzz/plugin/*.cc, lib/cmake/stabfuzz
 include(GNUInstallDirs)
@@ -10,7 +11,8 @@ include(CMakePackageConfigHelpers)
 install(TARGETS stabfuzz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT stabfuzz_runtime)
 
 # The headers a plugin includes: the ABI, the plugin macros and the CESTAC scalar they run.
-set(_stabfuzz_plugin_headers cestac.h lowp.h plugin.h plugin_abi.h stoch.h stoch_engine.h
+# And stabfuzz::gtest's header, which runs the binary on a plugin from a GoogleTest test.
+set(_stabfuzz_plugin_headers cestac.h gtest.h lowp.h plugin.h plugin_abi.h stoch.h stoch_engine.h
                               stoch_nearness.h stoch_slow_paths.h)
 list(TRANSFORM _stabfuzz_plugin_headers PREPEND ${CMAKE_SOURCE_DIR}/include/stabfuzz/)
 install(FILES ${_stabfuzz_plugin_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz

@@ -61,4 +61,32 @@ endif()
 # Label asan (tests/CMakeLists.txt): the loader reads libraries it did not build.
 stabfuzz_discover_tests(plugin_test "*" "" FIXTURES_REQUIRED plugin_example)
 
+# stabfuzz/gtest.h: examples/gtest built against an install with the build's compiler and with
+# g++ (warnings as errors), its stable test passing and its naive one failing with a nan
+# finding and a replay line that replays; and the header's own test against the built binary.
+function(stabfuzz_gtest_example name cxx)
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+    -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUT=${CMAKE_BINARY_DIR}/${name} -DCXX=${cxx}
+    -DGENERATOR=${CMAKE_GENERATOR} -DMAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
+    -P ${CMAKE_SOURCE_DIR}/tests/plugin/gtest_example.cmake)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300)
+endfunction()
+stabfuzz_gtest_example(gtest_example ${CMAKE_CXX_COMPILER})
+if(STABFUZZ_GXX)
+  stabfuzz_gtest_example(gtest_example_gcc ${STABFUZZ_GXX})
+endif()
+add_executable(gtest_header_test ${CMAKE_SOURCE_DIR}/tests/plugin/gtest_header_test.cc)
+target_link_libraries(gtest_header_test PRIVATE GTest::gtest GTest::gtest_main)
+target_include_directories(gtest_header_test PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_definitions(gtest_header_test PRIVATE
+  STABFUZZ_GTEST_EXECUTABLE="$<TARGET_FILE:stabfuzz>"
+  STABFUZZ_BAD_PLUGIN_DIR="${STABFUZZ_BAD_PLUGIN_DIR}"
+  STABFUZZ_EXAMPLE_PLUGIN="${STABFUZZ_EXAMPLE_DIR}/build/libstabfuzz_example.so")
+add_dependencies(gtest_header_test stabfuzz ${_bad_plugins})
+# Run directories kept for findings go under the build tree (GoogleTest's TempDir()).
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tests/gtest_header_tmp)
+gtest_discover_tests(gtest_header_test DISCOVERY_TIMEOUT 60
+  PROPERTIES TIMEOUT 300 FIXTURES_REQUIRED plugin_example
+             ENVIRONMENT "TEST_TMPDIR=${CMAKE_BINARY_DIR}/tests/gtest_header_tmp")
+
 stabfuzz_test(isolate_test campaign/isolate_test.cc ASAN *)

@@ -6,9 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
-#include <set>
-#include <sstream>
 
+#include "harness/core/select.h"
 #include "stabfuzz/cestac.h"
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/errors.h"
@@ -17,38 +16,12 @@ namespace stabfuzz::campaign {
 
 std::vector<WorkItem> work_list(const Registry& reg, const std::string& targets,
                                 std::vector<std::string>* unavailable) {
-  std::set<std::string> names;
-  const bool all = targets == "all";
-  if (!all) {
-    std::stringstream ss(targets);
-    std::string name;
-    while (std::getline(ss, name, ','))
-      if (!name.empty()) names.insert(name);
-    if (names.empty())
-      throw InputError("--targets is empty (all, or families and implementation ids)");
-  }
-  std::set<std::string> matched;
+  const select::Selection sel = select::select(reg, targets, "--targets");
   std::vector<WorkItem> out;
-  for (const auto& f : reg.families())
-    for (const auto& t : f.targets) {
-      const bool by_family = names.count(f.name) > 0, by_id = names.count(t.id) > 0;
-      if (!all && !by_family && !by_id) continue;
-      if (by_family) matched.insert(f.name);
-      if (by_id) matched.insert(t.id);
-      out.push_back({f.name, t.id, t.kind, t.dtypes});
-    }
-  for (const auto& u : reg.unavailable()) {
-    const std::string family = u.id.substr(0, u.id.find('/'));
-    if (all || names.count(family) || names.count(u.id)) {
-      if (unavailable) unavailable->push_back(u.id + ": " + u.reason);
-      matched.insert(u.id);
-      if (names.count(family)) matched.insert(family);
-    }
-  }
-  for (const auto& n : names)
-    if (!matched.count(n))
-      throw InputError("unknown target '" + n +
-                       "' in --targets (stabfuzz --list shows families and implementations)");
+  for (const auto& p : sel.targets)
+    out.push_back({p.family->name, p.target->id, p.target->kind, p.target->dtypes});
+  if (unavailable)
+    for (const auto* u : sel.unavailable) unavailable->push_back(u->id + ": " + u->reason);
   return out;
 }
 

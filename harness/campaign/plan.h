@@ -17,9 +17,10 @@ struct WorkItem {
   std::vector<DType> dtypes;
 };
 
-// The registered implementations `targets` names ("all", or families and implementation ids,
-// comma-separated), in registry order. Unavailable ones go to `unavailable` ("id: reason"). Throws
-// InputError for a name that is neither a family nor an implementation.
+// The registered implementations `targets` names (selectors, comma-separated: all, families,
+// libraries, kinds, family/library, implementation ids; harness/core/select.h), in registry order.
+// Unavailable ones go to `unavailable` ("id: reason"). Throws InputError for an unknown selector
+// or one that selects nothing runnable here.
 std::vector<WorkItem> work_list(const Registry& reg, const std::string& targets,
                                 std::vector<std::string>* unavailable);
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/campaign/isolate.h"
+#include "harness/core/select.h"
 #include "harness/pipeline/evaluate.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -130,28 +131,19 @@ struct Work {
   DType dtype;
 };
 
-// The pairs a run covers, in registry order; a usage error for an unknown family or
+// The pairs a run covers, in registry order; a usage error for an unknown selector or
 // implementation, or one that is unavailable here.
 std::vector<Work> select_work(const Registry& registry, const RunOptions& opts) {
-  std::vector<const Family*> families;
-  if (opts.family == "all") {
-    for (const auto& f : registry.families()) families.push_back(&f);
-  } else if (const Family* f = registry.find_family(opts.family)) {
-    families.push_back(f);
-  } else {
-    throw InputError("unknown target '" + opts.family + "' (stabfuzz --list shows the families)");
-  }
+  const select::Selection sel = select::select(registry, opts.family, "--target");
   std::vector<Work> work;
   bool impl_found = opts.impl.empty();
-  for (const Family* fam : families) {
-    for (const auto& t : fam->targets) {
-      if (!opts.impl.empty() && t.id != opts.impl) continue;
-      impl_found = true;
-      for (DType d : t.dtypes)
-        if (opts.dtypes.empty() ||
-            std::find(opts.dtypes.begin(), opts.dtypes.end(), d) != opts.dtypes.end())
-          work.push_back({fam, &t, d});
-    }
+  for (const auto& [fam, t] : sel.targets) {
+    if (!opts.impl.empty() && t->id != opts.impl) continue;
+    impl_found = true;
+    for (DType d : t->dtypes)
+      if (opts.dtypes.empty() ||
+          std::find(opts.dtypes.begin(), opts.dtypes.end(), d) != opts.dtypes.end())
+        work.push_back({fam, t, d});
   }
   // A target this build knows but cannot run here (no GPU, library missing): say why.
   for (const auto& u : registry.unavailable())

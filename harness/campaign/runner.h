@@ -1,4 +1,4 @@
-// The run loop of `stabfuzz --target FAMILY`: generate, run native and CESTAC, ask the oracle,
+// The run loop of `stabfuzz --target SELECTOR`: generate, run native and CESTAC, ask the oracle,
 // judge, shrink, write findings, summarize.
 #pragma once
 
@@ -21,8 +21,8 @@ using pipeline::ImplResult;
 
 // Filled by the default run (harness/cli/run_command.cc), whose flags hold the defaults.
 struct RunOptions {
-  std::string family;
-  std::string impl;           // empty: every implementation of the family
+  std::string family;         // --target: selectors, e.g. softmax or onednn (core/select.h)
+  std::string impl;           // empty: every selected implementation
   std::vector<DType> dtypes;  // empty: every dtype the implementation supports
   int64_t runs = 0;           // inputs per implementation x dtype; <= 0: until the budget
   double budget_s = 0;        // seconds for the whole run; <= 0: no time limit

@@ -47,7 +47,9 @@ class CampaignCommand final : public Command {
 po::options_description CampaignCommand::options() {
   po::options_description d("Options");
   flag::value(d, "targets", &targets_, "all", "all|LIST",
-              "what to cover: all, or families and implementation ids, comma-separated");
+              "what to cover: selectors, comma-separated: all, families (softmax), libraries "
+              "(onednn, torch, blas, plugin, ...), kinds (reference, injected, library), "
+              "FAMILY/LIBRARY (softmax/torch), implementation ids; see stabfuzz --list");
   flag::time(d, &time_, "10m",
              "stop after this long: 90 or 90s, 5m, 2h, 1h30m; with --runs and no --time, no time "
              "limit (0 without --runs: this default)");

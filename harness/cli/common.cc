@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/campaign/plan.h"
 #include "harness/core/duration.h"
 #include "reports/findings.h"
 #include "reports/run_data.h"
@@ -59,8 +60,8 @@ std::ostream& progress_stream(bool quiet) {
 }
 
 std::string default_out_dir(const std::string& name, uint64_t seed) {
-  return "runs/" + name + "-" + local_timestamp() + "-s" + std::to_string(seed) + "-p" +
-         std::to_string(::getpid());
+  return "runs/" + campaign::slug(name) + "-" + local_timestamp() + "-s" + std::to_string(seed) +
+         "-p" + std::to_string(::getpid());
 }
 
 void no_arguments(const char* command, size_t args) {

@@ -22,11 +22,13 @@ void timeout_ms(Desc& d, int64_t* v, const char* help) {
   value<int64_t>(d, "timeout-ms", v, 2000, "MS", help);
 }
 
-void target(Desc& d, std::string* v, const char* help) { value(d, "target", v, "FAMILY", help); }
+void target(Desc& d, std::string* v, const char* help, const char* value_name) {
+  value(d, "target", v, value_name, help);
+}
 
 void impl(Desc& d, std::string* v) {
   value(d, "impl", v, "ID",
-        "test only this implementation, e.g. softmax/cpu/stable (default: all of the family)");
+        "test only this implementation, e.g. softmax/cpu/stable (default: all selected)");
 }
 
 void dtype(Desc& d, std::string* v) {

@@ -50,7 +50,8 @@ void timeout_ms(Desc& d, int64_t* v,
                 const char* help =
                     "isolated targets (plugins): time one input may take before it "
                     "is a timeout finding (<= 0: no limit)");
-void target(Desc& d, std::string* v, const char* help);
+// --target VALUE (FAMILY, or SELECTOR where harness/core/select.h's selectors work).
+void target(Desc& d, std::string* v, const char* help, const char* value = "FAMILY");
 void impl(Desc& d, std::string* v);
 void dtype(Desc& d, std::string* v);
 void runs(Desc& d, int64_t* v, int64_t def, const char* help);

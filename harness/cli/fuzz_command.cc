@@ -20,10 +20,11 @@ class FuzzCommand final : public Command {
     return "libFuzzer over a family, guided by error and instability";
   }
   const char* usage() const override {
-    return "stabfuzz fuzz --target FAMILY [--impl ID] [--dtype D] [--time DURATION] [--runs N] "
-           "[--seed S]\n"
-           "              [--corpus DIR] [--feedback error|coverage] [--keep-going] [--out DIR] "
-           "[-- LIBFUZZER_FLAGS]";
+    return "stabfuzz fuzz --target FAMILY[/LIBRARY] [--impl ID] [--dtype D] [--time DURATION] "
+           "[--runs N]\n"
+           "              [--seed S] [--corpus DIR] [--feedback error|coverage] [--keep-going] "
+           "[--out DIR]\n"
+           "              [-- LIBFUZZER_FLAGS]";
   }
   po::options_description options() override;
   int run(const Invocation& inv) override;
@@ -40,7 +41,9 @@ class FuzzCommand final : public Command {
 
 po::options_description FuzzCommand::options() {
   po::options_description d("Options");
-  flag::target(d, &target_, "operator family to fuzz, e.g. softmax (required; see --list)");
+  flag::target(d, &target_,
+               "one family to fuzz, e.g. softmax, or one library's implementations of it, e.g. "
+               "softmax/torch (required; see --list)");
   flag::impl(d, &impl_);
   flag::dtype(d, &dtype_);
   flag::time(d, &time_, "0", "stop after this long: 90 or 90s, 5m, 2h, 1h30m (0: no time limit)");
@@ -73,7 +76,7 @@ po::options_description FuzzCommand::options() {
 fuzz::FuzzOptions FuzzCommand::config(const Invocation& inv) {
   fuzz::FuzzOptions f;
   if (target_.empty())
-    throw InputError("fuzz needs --target FAMILY (stabfuzz --list shows the families)");
+    throw InputError("fuzz needs --target FAMILY or FAMILY/LIBRARY (stabfuzz --list shows them)");
   f.family = target_;
   f.impl = impl_;
   if (auto d = flag::dtype_of(dtype_)) f.dtypes = {*d};

@@ -1,4 +1,4 @@
-// The default run (`stabfuzz --target FAMILY ...`), --list and --version; replay lines.
+// The default run (`stabfuzz --target SELECTOR ...`), --list and --version; replay lines.
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "harness/cli/command.h"
 #include "harness/cli/common.h"
 #include "harness/cli/flags.h"
+#include "harness/cli/list.h"
 #include "harness/plugin/loader.h"
 #include "reports/findings.h"
 #include "reports/json.h"
@@ -19,84 +20,6 @@
 
 namespace stabfuzz::cli {
 namespace {
-
-json::Value list_json() {
-  json::Value out;
-  json::Array fams;
-  for (const auto& f : default_registry().families()) {
-    json::Value jf;
-    jf.set("name", f.name);
-    jf.set("summary", f.summary);
-    json::Array regimes;
-    for (const auto& r : f.regimes) {
-      json::Value jr;
-      jr.set("name", r.name);
-      jr.set("description", r.description);
-      regimes.push_back(std::move(jr));
-    }
-    jf.set("regimes", std::move(regimes));
-    json::Array targets;
-    for (const auto& t : f.targets) {
-      json::Value jt;
-      jt.set("id", t.id);
-      jt.set("kind", target_kind_name(t.kind));
-      json::Array dts;
-      for (DType d : t.dtypes) dts.emplace_back(dtype_name(d));
-      jt.set("dtypes", std::move(dts));
-      jt.set("cestac", static_cast<bool>(t.cestac));
-      if (t.isolated) jt.set("isolated", true);  // runs in a child process (plugins)
-      jt.set("description", t.description);
-      if (t.injection) {
-        jt.set("plants", t.injection->plants);
-        jt.set("fails_where", t.injection->fails_where);
-        jt.set("fix", t.injection->fix);
-      }
-      targets.push_back(std::move(jt));
-    }
-    jf.set("targets", std::move(targets));
-    fams.push_back(std::move(jf));
-  }
-  out.set("families", std::move(fams));
-  json::Array unavailable;
-  for (const auto& u : default_registry().unavailable()) {
-    json::Value ju;
-    ju.set("id", u.id);
-    ju.set("reason", u.reason);
-    unavailable.push_back(std::move(ju));
-  }
-  out.set("unavailable", std::move(unavailable));
-  out.set("build", build_configuration());
-  return out;
-}
-
-int list_targets(std::ostream& os) {
-  const Registry& reg = default_registry();
-  size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
-  for (const auto& f : reg.families())
-    for (const auto& t : f.targets) w = std::max(w, t.id.size() + 2);
-  for (const auto& u : reg.unavailable()) w = std::max(w, u.id.size() + 2);
-  for (const auto& f : reg.families()) {
-    os << f.name << " — " << f.summary << "\n";
-    os << "  regimes: ";
-    for (size_t i = 0; i < f.regimes.size(); ++i) os << (i ? ", " : "") << f.regimes[i].name;
-    os << "\n";
-    for (const auto& t : f.targets) {
-      os << "  " << std::left << std::setw(static_cast<int>(w)) << t.id << std::setw(10)
-         << target_kind_name(t.kind);
-      std::string dts;
-      for (DType d : t.dtypes) dts += (dts.empty() ? "" : ",") + std::string(dtype_name(d));
-      os << std::setw(17) << dts << (t.cestac ? "cestac+oracle" : "oracle") << "  " << t.description
-         << "\n";
-    }
-  }
-  if (!reg.unavailable().empty()) {
-    os << "unavailable here:\n";
-    for (const auto& u : reg.unavailable())
-      os << "  " << std::left << std::setw(static_cast<int>(w)) << u.id << u.reason << "\n";
-  }
-  os << "build: " << build_configuration() << "\n";
-  return 0;
-}
 
 // The plugins as a replay line names them: absolute paths, so the line works from any directory.
 std::vector<std::pair<std::string, std::string>> plugin_flags(
@@ -116,20 +39,28 @@ class RunCommand final : public Command {
  public:
   const char* name() const override { return "run"; }
   const char* summary() const override {
-    return "the default, no command word: test a family's implementations";
+    return "the default, no command word: test the implementations --target selects";
   }
   const char* usage() const override {
-    return "stabfuzz --target FAMILY [--impl ID] [--dtype D] [--runs N | --budget-s S] [--seed S] "
-           "[--out DIR]\n"
+    return "stabfuzz --target SELECTOR[,...] [--impl ID] [--dtype D] [--runs N | --budget-s S]\n"
+           "                  [--seed S] [--out DIR]\n"
            "stabfuzz --target FAMILY --impl ID --dtype D --seed S --case K   (a finding's replay)\n"
            "stabfuzz --list [--json [PATH]]\n"
-           "stabfuzz --plugin LIB.so --target FAMILY ...   (your targets, README \"Plugins\")";
+           "stabfuzz --plugin LIB.so --target plugin ...   (your targets, README \"Plugins\")\n"
+           "SELECTOR: all, a family (softmax), a library (onednn, blas, mkl, torch, cublas, "
+           "plugin),\n"
+           "          a kind (reference, injected, library), FAMILY/LIBRARY (softmax/torch),\n"
+           "          FAMILY/KIND (softmax/reference) or an implementation id (softmax/cpu/stable)";
   }
   // In this order: replay lines (command_line) name their flags in it.
   po::options_description options() override {
     po::options_description d("Options");
     flag::plugin(d, &plugins_);
-    flag::target(d, &target_, "operator family to test, e.g. softmax (see --list)");
+    flag::target(d, &target_,
+                 "what to test: selectors, comma-separated: all, a family (softmax), a library "
+                 "(onednn, torch, blas, plugin, ...), a kind (reference, injected, library), "
+                 "FAMILY/LIBRARY (softmax/torch); see --list",
+                 "SELECTOR");
     flag::impl(d, &impl_);
     flag::dtype(d, &dtype_);
     flag::runs(d, &runs_, 300, "inputs per implementation and dtype");
@@ -146,7 +77,8 @@ class RunCommand final : public Command {
     flag::cancel_digits(d, &cancel_digits_);
     flag::shrink_evals(d, &shrink_evals_);
     flag::json(d, &json_);
-    flag::toggle(d, "list", &list_, "list the operator families and their implementations");
+    flag::toggle(d, "list", &list_,
+                 "list the selectors: kinds, libraries, families and their implementations");
     flag::quiet(d, &quiet_);
     flag::toggle(d, "version", &version_, "print the version and build configuration");
     flag::timeout_ms(d, &timeout_ms_);
@@ -222,13 +154,14 @@ int RunCommand::run(const Invocation& inv) {
     throw InputError("unknown command '" + inv.args[0] + "' (stabfuzz help lists the commands)");
   for (const auto& p : plugins_) plugin::load(mutable_default_registry(), p);
   if (list_) {
-    if (!json_.empty()) {
-      emit_json(json_, list_json());
-      return 0;
-    }
-    return list_targets(std::cout);
+    if (!json_.empty())
+      emit_json(json_, list_json(default_registry()));
+    else
+      list_targets(default_registry(), std::cout);
+    return 0;
   }
-  if (target_.empty()) throw InputError("no --target given (stabfuzz --list shows the families)");
+  if (target_.empty())
+    throw InputError("no --target given (a family, a library, a kind...; stabfuzz --list)");
   const campaign::RunOptions ro = run_options(inv);
   std::ostream& progress = progress_stream(quiet_);
   const campaign::RunResult res = campaign::run_family(default_registry(), ro, progress);

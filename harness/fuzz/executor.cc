@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "harness/core/select.h"
 #include "harness/pipeline/case.h"
 #include "harness/pipeline/evaluate.h"
 #include "stabfuzz/errors.h"
@@ -14,22 +15,42 @@ bool Execution::finding() const {
                      [](const TargetVerdict& tv) { return tv.verdict.finding(); });
 }
 
+namespace {
+
+// The targets `--target` names for fuzzing: one family (its references and libraries; its planted
+// bugs only when named with --impl or a selector), or family/library, family/kind, an id.
+std::vector<const Target*> fuzz_targets(const Registry& registry, const std::string& target,
+                                        const std::string& impl, const Family** family) {
+  const select::Selection sel = select::select(registry, target, "--target");
+  const std::vector<std::string> families = sel.families();
+  if (families.size() != 1)
+    throw InputError(
+        "fuzz takes one family: --target FAMILY or FAMILY/LIBRARY (softmax, "
+        "softmax/torch); '" +
+        target + "' spans " + std::to_string(families.size()) +
+        " families (stabfuzz campaign --targets " + target + " covers them all)");
+  *family = registry.find_family(families.front());
+  const bool whole_family = target == families.front();
+  std::vector<const Target*> out;
+  for (const auto& [f, t] : sel.targets) {
+    if (impl.empty() ? whole_family && t->kind == TargetKind::injected : t->id != impl) continue;
+    out.push_back(t);
+  }
+  if (out.empty())
+    throw InputError(impl.empty()
+                         ? target + " has no reference implementation to fuzz (give --impl)"
+                         : "unknown implementation '" + impl + "' of " + target +
+                               " (stabfuzz --list shows them)");
+  return out;
+}
+
+}  // namespace
+
 Executor::Executor(const Registry& registry, const std::string& family, const std::string& impl,
                    const std::vector<DType>& dtypes, Feedback feedback, uint64_t seed,
                    cestac::Config config, Base base)
     : feedback_(feedback), base_(base), seed_(seed), config_(config) {
-  family_ = registry.find_family(family);
-  if (!family_)
-    throw InputError("unknown target '" + family + "' (stabfuzz --list shows the families)");
-  for (const auto& t : family_->targets) {
-    if (impl.empty() ? t.kind == TargetKind::injected : t.id != impl) continue;
-    targets_.push_back(&t);
-  }
-  if (targets_.empty())
-    throw InputError(impl.empty()
-                         ? family + " has no reference implementation to fuzz (give --impl)"
-                         : "unknown implementation '" + impl + "' of " + family +
-                               " (stabfuzz --list shows them)");
+  targets_ = fuzz_targets(registry, family, impl, &family_);
   for (DType d : kAllDTypes) {
     if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) continue;
     for (const Target* t : targets_)

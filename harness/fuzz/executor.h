@@ -27,8 +27,10 @@ struct Execution {
 
 class Executor {
  public:
-  // `impl` empty: every reference and library target of the family (planted bugs only when
-  // named). Throws InputError for an unknown family or implementation, or a dtype none supports.
+  // `family`: FAMILY, or a selector within one family (softmax/torch, softmax/injected, an id;
+  // harness/core/select.h). `impl` empty: every reference and library target of the family (planted
+  // bugs only when named), or every target the selector names. Throws InputError for an unknown
+  // family, selector or implementation, a selector beyond one family, or a dtype none supports.
   Executor(const Registry& registry, const std::string& family, const std::string& impl,
            const std::vector<DType>& dtypes, Feedback feedback, uint64_t seed,
            cestac::Config config = {}, Base base = Base::regimes);

@@ -175,6 +175,7 @@ Target make_target(const stabfuzz_target& e, const std::string& id, const std::s
   Target t;
   t.id = id;
   t.kind = TargetKind::library;
+  t.library = "plugin";
   t.description = std::string(e.description ? e.description : "") + " [plugin " + lib_name + "]";
   for (DType d : kAllDTypes)
     if (e.dtypes & STABFUZZ_DTYPE_BIT(static_cast<uint32_t>(d))) t.dtypes.push_back(d);

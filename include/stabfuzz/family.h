@@ -98,6 +98,10 @@ struct Target {
   // Library targets: the call as standalone C++ for this input, or nullopt where there is none
   // (this dtype, this operator).
   std::function<std::optional<StandaloneCall>(const Input&)> standalone;
+  // Library targets: the library as `--target` selectors name it (harness/core/select.h). Empty:
+  // the id's second part, as libs/ and cuBLAS name theirs (family/<library>/name); plugins set
+  // "plugin".
+  std::string library;
 };
 
 struct Regime {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness/campaign/campaign_state.h"
@@ -69,6 +70,33 @@ TEST(WorkList, AllNamesAndUnknown) {
   EXPECT_THROW(work_list(reg, "no_such_family", nullptr), InputError);
   EXPECT_THROW(work_list(reg, "softmax/cpu/nope", nullptr), InputError);
   EXPECT_THROW(work_list(reg, ",", nullptr), InputError);
+}
+
+// --targets takes every selector `stabfuzz --target` takes (harness/core/select.h).
+TEST(WorkList, Selectors) {
+  const Registry& reg = default_registry();
+  const auto library = work_list(reg, "library", nullptr);
+  ASSERT_FALSE(library.empty());
+  for (const auto& it : library) EXPECT_EQ(it.kind, TargetKind::library) << it.impl;
+  for (const auto& it : work_list(reg, "reference,injected", nullptr))
+    EXPECT_NE(it.kind, TargetKind::library) << it.impl;
+  for (const auto& it : work_list(reg, "softmax/reference,var", nullptr))
+    EXPECT_TRUE(it.impl == "softmax/cpu/stable" || it.family == "var") << it.impl;
+  if (reg.find_target("softmax/torch/softmax").second) {
+    const auto torch = work_list(reg, "softmax/torch", nullptr);
+    ASSERT_EQ(torch.size(), 1u);
+    EXPECT_EQ(torch[0].impl, "softmax/torch/softmax");
+    for (const auto& it : work_list(reg, "torch", nullptr))
+      EXPECT_NE(it.impl.find("/torch/"), std::string::npos) << it.impl;
+  }
+  try {
+    work_list(reg, "var,nosuch", nullptr);
+    ADD_FAILURE() << "an unknown selector was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'nosuch' in --targets"), std::string::npos) << m;
+    EXPECT_NE(m.find("a library (onednn"), std::string::npos) << m;
+  }
 }
 
 TEST(Shard, PartsAreDisjointAndCoverTheList) {

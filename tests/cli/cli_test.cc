@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <sstream>
 
 #include "harness/campaign/campaign.h"
 #include "harness/cli/command.h"
@@ -23,7 +24,55 @@ void expect_usage_error(const std::string& args, const std::string& names) {
   EXPECT_EQ(r.err.rfind("stabfuzz: error: ", 0), 0u) << r.err;
 }
 
-TEST(Cli, UnknownTargetExits2) { expect_usage_error("--target nosuchop", "nosuchop"); }
+TEST(Cli, UnknownTargetExits2) {
+  expect_usage_error("--target nosuchop", "nosuchop");
+  // The message names the kinds of selector there are.
+  expect_usage_error("--target softmax,nosuchop --runs 1", "a library (onednn, blas");
+  expect_usage_error("--target softmax/nosuchlib --runs 1", "a kind (reference, injected");
+}
+
+// A library that is not built or not loaded here: one line saying why, exit 2.
+TEST(Cli, AbsentLibraryExits2) {
+  expect_usage_error("--target plugin --runs 1", "no plugin is loaded");
+  expect_usage_error("--target softmax/plugin --runs 1", "--plugin LIB.so");
+  expect_usage_error("--target gelu/blas --runs 1", "blas has no gelu implementation");
+}
+
+bool listed(const std::string& id) {
+  static const std::string list = run_stabfuzz("--list").out;
+  return list.find(id) != std::string::npos;
+}
+
+// Each kind of selector runs what it names: exit 0, or 1 for findings (libraries have some).
+TEST(Cli, SelectorsRunLibrariesKindsAndFamiliesWithinALibrary) {
+  const std::string dir = testing::temp_dir("selectors");
+  struct Case {
+    const char* selector;
+    const char* needs;  // skipped without this implementation
+    const char* impl;   // a row the table must show
+  };
+  for (const Case& c : {Case{"onednn", "softmax/onednn/softmax", "exp/onednn/eltwise_exp"},
+                        Case{"torch", "softmax/torch/softmax", "softmax/torch/softmax"},
+                        Case{"blas", "dot/blas/dot", "gemm/blas/gemm"},
+                        Case{"softmax/torch", "softmax/torch/softmax", "softmax/torch/softmax"},
+                        Case{"library", "dot/blas/dot", "dot/blas/dot"},
+                        Case{"reference", "", "softmax/cpu/stable"},
+                        Case{"softmax/injected,var/reference", "", "var/cpu/stable"}}) {
+    if (*c.needs && !listed(c.needs)) continue;
+    const auto r = run_stabfuzz(std::string("--target ") + c.selector +
+                                " --runs 2 --seed 1 --quiet --no-reports --no-blackbox --out " +
+                                dir + "/" + std::to_string(std::hash<std::string>()(c.selector)));
+    EXPECT_TRUE(r.code == 0 || r.code == 1) << c.selector << ": " << r.err;
+    EXPECT_NE(r.out.find("\n" + std::string(c.impl) + "  "), std::string::npos) << r.out;
+  }
+  // softmax/torch is libtorch's softmax alone.
+  if (listed("softmax/torch/softmax")) {
+    const auto r =
+        run_stabfuzz("--target softmax/torch --runs 2 --quiet --no-reports --out " + dir + "/one");
+    EXPECT_EQ(r.out.find("softmax/cpu/stable"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("softmax/onednn"), std::string::npos) << r.out;
+  }
+}
 TEST(Cli, UnknownFlagExits2) { expect_usage_error("--frobnicate", "frobnicate"); }
 TEST(Cli, BadFlagValueExits2) { expect_usage_error("--target softmax --runs many", "runs"); }
 TEST(Cli, UnknownDtypeExits2) { expect_usage_error("--target softmax --dtype f8", "f8"); }
@@ -62,6 +111,30 @@ TEST(Cli, ListShowsFamiliesAndImplementations) {
   EXPECT_NE(r.out.find("softmax/cpu/stable"), std::string::npos);
   EXPECT_NE(r.out.find("softmax/injected/no_max_subtract"), std::string::npos);
   EXPECT_NE(r.out.find("near_overflow"), std::string::npos);
+}
+
+// --list groups by selector: kinds and libraries with the families each covers, in 100 columns.
+TEST(Cli, ListGroupsBySelectorsIn100Columns) {
+  const auto r = run_stabfuzz("--list");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* section : {"Selectors (", "\nKinds:\n", "\nLibraries (", "\nFamilies ("})
+    EXPECT_NE(r.out.find(section), std::string::npos) << section;
+  for (const char* line : {"\n  reference  ", "\n  injected   ", "\n  library    ", "\n  onednn  ",
+                           "\n  torch   ", "\n  blas    ", "\n  plugin  "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line;
+  EXPECT_NE(r.out.find("none loaded: give --plugin LIB.so"), std::string::npos);
+  if (listed("softmax/onednn/softmax")) {
+    const std::string onednn = r.out.substr(r.out.find("\n  onednn  "));
+    const std::string covers = onednn.substr(0, onednn.find("\n  blas "));
+    EXPECT_NE(covers.find("implementations in"), std::string::npos) << covers;
+    EXPECT_NE(covers.find("layer_norm"), std::string::npos) << covers;
+  }
+  std::stringstream ss(r.out);
+  for (std::string line; std::getline(ss, line);) {
+    size_t cols = 0;
+    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LE(cols, 100u) << line;
+  }
 }
 
 TEST(Cli, HelpComesFromTheFlagTable) {

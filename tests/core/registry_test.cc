@@ -5,35 +5,13 @@
 #include <string>
 
 #include "stabfuzz/family.h"
+#include "tests/support/toy_family.h"
 
 namespace stabfuzz {
 namespace {
 
-Target toy_target(const std::string& id) {
-  Target t;
-  t.id = id;
-  t.kind = TargetKind::reference;
-  t.dtypes = {DType::f64};
-  t.native = [](const Input& in) { return in.args.at(0).values; };
-  return t;
-}
-
-// The smallest family the registry accepts; each test below breaks exactly one thing in it.
-Family toy_family(const std::string& name = "toy") {
-  Family f;
-  f.name = name;
-  f.regimes.push_back(Regime{"any", "anything", [](Entropy&, DType d) {
-                               Input in;
-                               in.dtype = d;
-                               in.args.push_back(Tensor{{1}, {0.0}});
-                               return in;
-                             }});
-  f.validate = [](const Input&) -> std::optional<std::string> { return std::nullopt; };
-  f.oracle = [](const Input&) { return OracleResult{}; };
-  f.tolerance_ulps = [](DType, size_t) { return 1.0; };
-  f.targets.push_back(toy_target(name + "/cpu/ref"));
-  return f;
-}
+using testing::toy_family;
+using testing::toy_target;
 
 // Registers `f` into a fresh registry and returns the logic_error's message ("" when accepted).
 std::string rejection(Family f) {

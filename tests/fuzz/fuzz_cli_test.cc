@@ -27,6 +27,18 @@ namespace fs = std::filesystem;
 
 #ifdef STABFUZZ_HAVE_LIBFUZZER
 
+// --target takes a selector within one family: FAMILY/KIND or FAMILY/LIBRARY.
+TEST(FuzzCli, FuzzesOneKindOrLibraryOfAFamily) {
+  const auto r = run_stabfuzz(
+      "fuzz --target softmax/reference --runs 50 --seed 1 --quiet "
+      "--no-reports --out " +
+      temp_dir("fuzz-reference"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nsoftmax/cpu/stable "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("injected"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("library"), std::string::npos) << r.out;
+}
+
 TEST(FuzzCli, FindsTheSoftmaxMutantWithAReplayableInput) {
   const std::string out = temp_dir("fuzz");
   const auto r = run_stabfuzz(
@@ -147,6 +159,7 @@ TEST(FuzzCli, CompareTablesEveryEngine) {
 TEST(FuzzCli, BadInputIsOneErrorLine) {
   for (const char* args :
        {"fuzz --target nosuch --runs 10", "fuzz --target softmax --impl softmax/nosuch --runs 10",
+        "fuzz --target reference --runs 10", "fuzz --target softmax,var --runs 10",
         "fuzz --target softmax --dtype f8 --runs 10",
         "fuzz --target softmax --feedback magic --runs 10", "fuzz --target softmax",
         "fuzz --target softmax --runs 10 stray"}) {

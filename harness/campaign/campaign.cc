@@ -26,6 +26,7 @@
 
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/merge.h"
+#include "harness/campaign/status_line.h"
 #include "harness/core/duration.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -39,22 +40,6 @@ using Clock = std::chrono::steady_clock;
 
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) { g_interrupted = 1; }
-
-// A killed campaign may leave half a line at the end of findings.jsonl: cut it (its unit re-runs).
-void cut_torn_tail(const std::string& path) {
-  const std::string text = reports::read_text(path);
-  if (text.empty() || text.back() == '\n') return;
-  const size_t keep = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
-  if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
-    throw InputError("cannot repair " + path + ": " + std::strerror(errno));
-}
-
-std::string shell_word(const std::string& s) {
-  if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 struct Running {
   pid_t pid = 0;
@@ -101,6 +86,7 @@ class Campaign {
   CampaignOptions o_;
   std::ostream& out_;
   std::ostream& progress_;
+  StatusLine status_{progress_, o_.progress_tty};
   CampaignState state_;
   std::vector<WorkItem> items_;
   std::vector<ItemStats> stats_;
@@ -419,6 +405,7 @@ void Campaign::finish_unit(const Running& r, int status) {
     for (std::string line; std::getline(ss, line);)
       if (!line.empty()) last = line;
     u.problem = last;
+    status_.clear();
     progress_ << "stabfuzz campaign: unit " << u.dir << " (" << items_[u.item].impl << ", "
               << engine_name(u.engine) << ") ended with exit status " << u.exit_code << ": " << last
               << "\n";
@@ -455,16 +442,19 @@ void Campaign::print_progress(bool force) {
       ++total;
       done += u.status != "pending" && u.status != "running";
     }
-  std::ostringstream line;
-  line << "campaign: round " << state_.rounds.size();
-  if (!state_.rounds.empty()) line << " (" << engine_name(state_.rounds.back().engine) << ")";
-  line << ", units " << done << "/" << total << ", findings " << findings_total_ << " ("
-       << findings_claiming_ << " in references/libraries), elapsed " << format_duration(elapsed());
-  if (o_.time_s > 0) line << ", left " << format_duration(std::max(0.0, time_left()));
-  if (o_.progress_tty)
-    progress_ << "\r\033[K" << line.str() << std::flush;
-  else
-    progress_ << line.str() << std::endl;
+  const std::string round = "round " + std::to_string(state_.rounds.size()),
+                    engine = state_.rounds.empty() ? "" : engine_name(state_.rounds.back().engine),
+                    units = std::to_string(done) + "/" + std::to_string(total),
+                    left = format_duration(std::max(0.0, time_left()));
+  std::ostringstream full, compact;
+  full << "campaign " << round << (engine.empty() ? "" : " (" + engine + ")") << ": units " << units
+       << ", findings " << findings_total_ << " (" << findings_claiming_
+       << " in refs/libs), elapsed " << format_duration(elapsed());
+  if (o_.time_s > 0) full << ", left " << left;
+  compact << round << " " << engine << ": " << units << " units, " << findings_total_
+          << " findings, "
+          << (o_.time_s > 0 ? left + " left" : format_duration(elapsed()) + " elapsed");
+  status_.show(full.str(), compact.str());
 }
 
 void Campaign::print_banner() {
@@ -526,7 +516,7 @@ int Campaign::stop_interrupted() {
   }
   running_.clear();
   save();
-  if (o_.progress_tty) progress_ << "\n";
+  status_.keep();
   progress_ << "stabfuzz campaign: interrupted; " << findings_total_ << " findings kept in "
             << o_.out_dir << "/findings.jsonl; continue with: stabfuzz campaign --resume --out "
             << shell_word(o_.out_dir) << std::endl;
@@ -575,22 +565,23 @@ int Campaign::run() {
       if (u.status == "pending") u.status = "skipped";
   state_.finished = true;
   save();
-  if (o_.progress_tty) progress_ << "\r\033[K";
   print_progress(true);
+  status_.keep();  // the last progress line stays; the summary starts on a line of its own
   return finish();
 }
 
 int Campaign::finish() {
   writer_.reset();
   const CampaignSummary s = write_campaign_summary(state_, items_, o_.out_dir, o_.fail_on);
-  if (o_.write_reports) reports::write_reports(o_.out_dir, progress_);
+  std::vector<std::string> reports;
+  if (o_.write_reports) reports = reports::write_reports(o_.out_dir, progress_);
   print_campaign_summary(s, state_, items_, o_.out_dir, out_);
   int code = s.exit_code;
   if (!o_.baseline.empty()) {
     out_ << "\ndiff against " << o_.baseline << ":\n";
     code = diff_against_baseline(o_.baseline, o_.out_dir, out_);
-    out_ << "diff:     " << o_.out_dir << "/diff.md\n";
   }
+  print_campaign_files(o_.out_dir, reports, !o_.baseline.empty(), out_);
   return code;
 }
 

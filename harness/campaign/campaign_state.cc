@@ -1,7 +1,11 @@
 // campaign.json (the checkpoint) and the campaign's joined summary.json.
 #include "harness/campaign/campaign_state.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -9,6 +13,7 @@
 #include <sstream>
 
 #include "harness/campaign/merge.h"
+#include "harness/core/console.h"
 #include "harness/core/duration.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
@@ -35,6 +40,22 @@ Engine engine_of(const std::string& s) {
 }
 
 }  // namespace
+
+// A killed campaign may leave half a line at the end of findings.jsonl: cut it (its unit re-runs).
+void cut_torn_tail(const std::string& path) {
+  const std::string text = reports::read_text(path);
+  if (text.empty() || text.back() == '\n') return;
+  const size_t keep = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+    throw InputError("cannot repair " + path + ": " + std::strerror(errno));
+}
+
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
 void save_state(const CampaignState& s, const std::string& out_dir) {
   json::Value j;
@@ -284,18 +305,26 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
                             std::ostream& out) {
   const json::Value& c = sum.summary.at("campaign");
   const auto& rows = sum.summary.at("results").as_array();
-  out << "campaign " << out_dir << ": " << items.size() << " implementations, " << rows.size()
-      << " implementation x dtype pairs covered";
+  // Each line wrapped at 100 columns, its continuation indented under it.
+  std::ostringstream line;
+  const auto put = [&](const std::string& head, size_t indent) {
+    wrap(out, head, line.str(), indent);
+    line.str("");
+  };
+  line << items.size() << " implementations, " << rows.size()
+       << " implementation x dtype pairs covered";
   const auto& nc = c.at("not_covered").as_array();
-  if (!nc.empty()) out << ", " << nc.size() << " implementations NOT covered (budget too small)";
-  if (!s.unavailable.empty()) out << ", " << s.unavailable.size() << " unavailable here";
-  out << "\n  units:";
+  if (!nc.empty()) line << ", " << nc.size() << " implementations NOT covered (budget too small)";
+  if (!s.unavailable.empty()) line << ", " << s.unavailable.size() << " unavailable here";
+  put("campaign " + out_dir + ":", 2);
+  line << "units:";
   for (const auto& [k, v] : c.at("units").as_object())
-    out << " " << static_cast<long long>(v.as_number()) << " " << k << ",";
-  out << " in " << s.rounds.size() << " rounds; "
-      << static_cast<long long>(c.at("property_inputs").as_number()) << " property inputs, "
-      << static_cast<long long>(c.at("fuzz_executions").as_number()) << " fuzz executions; "
-      << format_duration(s.elapsed_s) << " with " << s.jobs << " workers\n";
+    line << " " << static_cast<long long>(v.as_number()) << " " << k << ",";
+  line << " in " << s.rounds.size() << " rounds; "
+       << static_cast<long long>(c.at("property_inputs").as_number()) << " property inputs, "
+       << static_cast<long long>(c.at("fuzz_executions").as_number()) << " fuzz executions; "
+       << format_duration(s.elapsed_s) << " with " << s.jobs << " workers";
+  put("  ", 4);
   std::map<std::string, size_t> kind_impls;
   for (const auto& it : items) ++kind_impls[std::string(target_kind_name(it.kind))];
   for (const std::string kind : {"reference", "library", "injected"}) {
@@ -315,30 +344,38 @@ void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
         without.push_back(name);
       }
     }
-    out << "  " << kind << ": " << kind_impls[kind] << " implementations, " << pairs << " pairs; ";
+    line << kind << ": " << kind_impls[kind] << " implementations, " << pairs << " pairs; ";
     const auto& list = kind == "injected" ? without : with;
     if (kind == "injected")
-      out << "planted bug detected in " << detected << " of " << pairs << " pairs";
+      line << "planted bug detected in " << detected << " of " << pairs << " pairs";
     else
-      out << with.size() << " pairs with failing inputs";
+      line << with.size() << " pairs with failing inputs";
     for (size_t i = 0; i < list.size() && i < 12; ++i)
-      out << (i ? ", " : (kind == "injected" ? "; undetected: " : ": ")) << list[i];
-    if (list.size() > 12) out << ", ... (" << list.size() - 12 << " more)";
-    out << "\n";
+      line << (i ? ", " : (kind == "injected" ? "; undetected: " : ": ")) << list[i];
+    if (list.size() > 12) line << ", ... (" << list.size() - 12 << " more)";
+    put("  ", 4);
   }
   for (const auto& r : s.rounds)
     for (const auto& u : r.units)
-      if (u.status == "error")
-        out << "  unit error: " << u.dir << " " << s.impls[u.item] << " " << engine_name(u.engine)
-            << ": " << u.problem << "\n";
+      if (u.status == "error") {
+        line << "unit error: " << u.dir << " " << s.impls[u.item] << " " << engine_name(u.engine)
+             << ": " << u.problem;
+        put("  ", 4);
+      }
   const auto& nca = c.at("not_covered").as_array();
   for (size_t i = 0; i < nca.size() && i < 12; ++i)
-    out << (i ? ", " : "  not covered: ") << nca[i].as_string();
-  if (!nca.empty()) out << "\n";
+    line << (i ? ", " : "not covered: ") << nca[i].as_string();
+  if (!nca.empty()) put("  ", 4);
+}
+
+void print_campaign_files(const std::string& out_dir, const std::vector<std::string>& reports,
+                          bool diff, std::ostream& out) {
   out << "findings: " << out_dir << "/findings.jsonl ("
       << read_findings(out_dir + "/findings.jsonl", nullptr).size()
       << ", each input once)\nsummary:  " << out_dir << "/summary.json\nstate:    " << out_dir
       << "/campaign.json\n";
+  for (const auto& p : reports) out << "report:   " << p << "\n";
+  if (diff) out << "diff:     " << out_dir << "/diff.md\n";
 }
 
 }  // namespace stabfuzz::campaign

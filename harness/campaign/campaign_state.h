@@ -70,5 +70,13 @@ CampaignSummary write_campaign_summary(const CampaignState& s, const std::vector
 void print_campaign_summary(const CampaignSummary& sum, const CampaignState& s,
                             const std::vector<WorkItem>& items, const std::string& out_dir,
                             std::ostream& out);
+// A killed campaign may leave half a line at the end of findings.jsonl: cuts it (its unit re-runs).
+void cut_torn_tail(const std::string& path);
+// `s` as one word of a POSIX shell command line: bare when safe, else single-quoted.
+std::string shell_word(const std::string& s);
+// The campaign's files, one a line, last: findings, summary, state, then `reports` (report.md,
+// report.html, junit.xml, when written) and the baseline diff when there is one.
+void print_campaign_files(const std::string& out_dir, const std::vector<std::string>& reports,
+                          bool diff, std::ostream& out);
 
 }  // namespace stabfuzz::campaign

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/core/console.h"
 #include "harness/pipeline/blackbox.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
@@ -249,13 +250,15 @@ void render_pairs(const PairDiff& d, std::ostream& os, size_t max_lines) {
   auto list = [&](const char* title, const std::vector<std::string>& v) {
     if (v.empty()) return;
     os << title << " (" << v.size() << "):\n";
-    for (size_t i = 0; i < v.size() && i < max_lines; ++i) os << "  " << v[i] << "\n";
+    for (size_t i = 0; i < v.size() && i < max_lines; ++i) wrap(os, "  ", v[i], 4);
     if (v.size() > max_lines) os << "  ... " << v.size() - max_lines << " more in diff.md\n";
   };
-  os << "references and libraries: " << d.newly_failing.size() << " pairs newly failing, "
-     << d.worse.size() << " worse, " << d.fixed.size() << " no longer failing (+"
-     << d.undertested.size() << " too little tested to tell), " << d.unchanged_failing
-     << " failing on both; planted bugs: " << d.lost_detection.size() << " no longer detected\n";
+  std::ostringstream head;  // wrapped at 100 columns, as every line of the console
+  head << d.newly_failing.size() << " pairs newly failing, " << d.worse.size() << " worse, "
+       << d.fixed.size() << " no longer failing (+" << d.undertested.size()
+       << " too little tested to tell), " << d.unchanged_failing
+       << " failing on both; planted bugs: " << d.lost_detection.size() << " no longer detected";
+  wrap(os, "references and libraries:", head.str(), 2);
   list("NEWLY FAILING", d.newly_failing);
   list("WORSE", d.worse);
   list("no longer failing", d.fixed);
@@ -293,11 +296,12 @@ int diff_against_baseline(const std::string& baseline, const std::string& out_di
   j.set("exit_code", pairs.exit_code());
   reports::write_json_atomically(out_dir + "/diff.json", j);
   render_pairs(pairs, out, max_lines);
-  out << "findings: " << d.added.size() << " new, " << d.fixed.size() << " fixed, "
-      << d.changed.size() << " changed, " << d.unconfirmed.size()
-      << " not recorded again (matched by "
-      << (d.same_seed ? "unit seed, engine and case" : "implementation, dtype and regime")
-      << "; every one in " << out_dir << "/diff.md)\n";
+  std::ostringstream findings;
+  findings << d.added.size() << " new, " << d.fixed.size() << " fixed, " << d.changed.size()
+           << " changed, " << d.unconfirmed.size() << " not recorded again (matched by "
+           << (d.same_seed ? "unit seed, engine and case" : "implementation, dtype and regime")
+           << "; every one in " << out_dir << "/diff.md)";
+  wrap(out, "findings:", findings.str(), 2);
   return pairs.exit_code();
 }
 

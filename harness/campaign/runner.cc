@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "harness/campaign/isolate.h"
+#include "harness/campaign/status_line.h"
+#include "harness/core/console.h"
 #include "harness/core/select.h"
 #include "harness/pipeline/evaluate.h"
 #include "reports/findings.h"
@@ -67,21 +69,21 @@ void make_dirs(const std::string& path) {
 }
 
 // Progress of a long run: on a terminal one status line rewritten in place a few times a second,
-// otherwise a plain line every 10 s (logs and CI). Either shows inputs, findings and time left.
+// otherwise a plain line every 10 s (logs and CI). Either shows inputs, findings and time left,
+// in at most 100 columns (a compact form where the terminal is narrower or the line longer).
 class Progress {
  public:
   Progress(const RunOptions& opts, size_t pairs, std::ostream& os)
       : opts_(opts),
         pairs_(pairs),
-        os_(os),
+        line_(os, opts.progress_tty),
         start_(Clock::now()),
-        next_(start_ +
-              (opts.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10))) {}
+        next_(start_ + period()) {}
 
   void tick(Clock::time_point now, const std::string& impl, DType d, size_t pair,
             const ImplResult& r) {
     if (now < next_ || opts_.only_case >= 0) return;
-    next_ = now + (opts_.progress_tty ? std::chrono::milliseconds(250) : std::chrono::seconds(10));
+    next_ = now + period();
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const int64_t done = done_inputs_ + r.inputs;
     std::string left = "?";
@@ -93,35 +95,36 @@ class Progress {
              std::to_string(static_cast<int>(elapsed / double(done) * (total - double(done)))) +
              " s";
     }
-    std::ostringstream line;
-    line << "pair " << pair + 1 << "/" << pairs_ << " " << impl << " " << dtype_name(d) << ": "
-         << done << " inputs";
-    if (opts_.runs > 0) line << " of " << opts_.runs * static_cast<int64_t>(pairs_);
-    line << ", " << findings_ + r.findings << " findings, " << static_cast<int>(elapsed)
-         << " s elapsed, " << left << " left";
-    if (opts_.progress_tty) {
-      os_ << "\r\033[K" << line.str() << std::flush;  // rewrite the line in place
-      dirty_ = true;
-    } else {
-      os_ << "  " << line.str() << std::endl;
-    }
+    const std::string indent = opts_.progress_tty ? "" : "  ";
+    const std::string head =
+        indent + "pair " + std::to_string(pair + 1) + "/" + std::to_string(pairs_) + " ";
+    const std::string findings = std::to_string(findings_ + r.findings) + " findings, ";
+    std::ostringstream full;
+    full << head << impl << " " << dtype_name(d) << ": " << done << " inputs";
+    if (opts_.runs > 0) full << " of " << opts_.runs * static_cast<int64_t>(pairs_);
+    full << ", " << findings << static_cast<int>(elapsed) << " s elapsed, " << left << " left";
+    line_.show(full.str(), head + std::string(dtype_name(d)) + ": " + std::to_string(done) +
+                               " inputs, " + findings + left + " left");
   }
 
   // Clears the status line before the pair's summary line is printed.
   void finish_pair(const ImplResult& r) {
     done_inputs_ += r.inputs;
     findings_ += r.findings;
-    if (dirty_) os_ << "\r\033[K" << std::flush;
-    dirty_ = false;
+    line_.clear();
   }
 
  private:
+  Clock::duration period() const {
+    return opts_.progress_tty ? Clock::duration(std::chrono::milliseconds(250))
+                              : Clock::duration(std::chrono::seconds(10));
+  }
+
   const RunOptions& opts_;
   size_t pairs_;
-  std::ostream& os_;
+  StatusLine line_;
   Clock::time_point start_, next_;
   int64_t done_inputs_ = 0, findings_ = 0;
-  bool dirty_ = false;
 };
 
 // One implementation x dtype pair of a run.
@@ -283,15 +286,18 @@ class PairRun {
   ImplResult r_;
 };
 
+// The pair's line (and its black-box line), wrapped at 100 columns.
 void print_pair(std::ostream& progress, const ImplResult& r) {
-  progress << "  " << r.impl << " " << dtype_name(r.dtype) << ": " << r.inputs << " inputs, "
-           << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
-           << static_cast<int>(r.seconds * 10) / 10.0 << " s)";
+  std::ostringstream line;
+  line << r.impl << " " << dtype_name(r.dtype) << ": " << r.inputs << " inputs, "
+       << r.failing_inputs << " failing, " << r.findings << " findings recorded ("
+       << static_cast<int>(r.seconds * 10) / 10.0 << " s)";
   if (r.crashes + r.timeouts + r.exceptions > 0)
-    progress << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
-             << " threw";
-  progress << std::endl;
-  if (r.blackbox) progress << "    black box: " << blackbox::totals_line(*r.blackbox) << std::endl;
+    line << "; " << r.crashes << " crashed, " << r.timeouts << " timed out, " << r.exceptions
+         << " threw";
+  wrap(progress, "  ", line.str(), 4);
+  if (r.blackbox) wrap(progress, "    black box: ", blackbox::totals_line(*r.blackbox), 6);
+  progress << std::flush;
 }
 
 void write_summary(const RunOptions& opts, const RunResult& res, double seconds,
@@ -313,13 +319,16 @@ void write_summary(const RunOptions& opts, const RunResult& res, double seconds,
 
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
   const std::vector<Work> work = select_work(registry, opts);
-  progress << "stabfuzz " << opts.family << ": seed " << opts.seed;
+  std::ostringstream banner;
+  banner << "seed " << opts.seed;
   if (opts.only_case >= 0)
-    progress << ", case " << opts.only_case;
+    banner << ", case " << opts.only_case;
   else if (opts.runs > 0)
-    progress << ", " << opts.runs << " inputs per implementation and dtype";
-  if (opts.budget_s > 0) progress << ", budget " << opts.budget_s << " s";
-  progress << ", " << work.size() << " implementation x dtype pairs" << std::endl;
+    banner << ", " << opts.runs << " inputs per implementation and dtype";
+  if (opts.budget_s > 0) banner << ", budget " << opts.budget_s << " s";
+  banner << ", " << work.size() << " implementation x dtype pairs";
+  wrap(progress, "stabfuzz " + opts.family + ": ", banner.str(), 2);
+  progress << std::flush;
 
   make_dirs(opts.out_dir);
   RunResult res;

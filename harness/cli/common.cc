@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "harness/campaign/plan.h"
+#include "harness/core/console.h"
 #include "harness/core/duration.h"
 #include "reports/findings.h"
 #include "reports/run_data.h"
@@ -70,38 +71,47 @@ void no_arguments(const char* command, size_t args) {
 
 namespace {
 
-// A library row's black-box digits (harness/pipeline/blackbox.h): "-" when none was measured,
-// blank for other rows.
-std::string bb_digits(const campaign::ImplResult& r) {
-  if (!r.blackbox) return "";
-  return r.blackbox->measured_inputs > 0 ? fmt(r.blackbox->min_digits, 1) : "-";
+// The fewest significant digits a pair kept: CESTAC's (white box), else the black-box estimate
+// from the four rounding modes (library targets); "-" when neither was measured.
+std::string digits(const campaign::ImplResult& r) {
+  // No digit left prints 0.0, not -0.0.
+  if (r.has_cestac) return fmt(std::max(0.0, r.min_digits), 1);
+  if (r.blackbox && r.blackbox->measured_inputs > 0)
+    return fmt(std::max(0.0, r.blackbox->min_digits), 1);
+  return "-";
 }
+
+// 1.08e+17 beyond `limit`: large values keep the column's width.
+std::string number(double v, double limit, int prec) {
+  return v >= limit && std::isfinite(v) ? sci(v) : fmt(v, prec);
+}
+
+// Where the verdict column starts (the dtype rows' fixed columns end).
+constexpr size_t kVerdictColumn = 60;
 
 }  // namespace
 
 void print_table(const campaign::RunResult& res, std::ostream& os) {
-  size_t w = 36;  // library ids run longer (attention/torch/scaled_dot_product_attention)
-  for (const auto& r : res.results) w = std::max(w, r.impl.size() + 2);
-  os << std::left << std::setw(static_cast<int>(w)) << "implementation" << std::setw(10) << "kind"
-     << std::setw(6) << "dtype" << std::right << std::setw(7) << "inputs" << std::setw(9)
-     << "failing" << std::setw(10) << "findings" << std::setw(11) << "max_ulp" << std::setw(10)
-     << "err/tol" << std::setw(11) << "min_digits" << std::setw(10) << "bb_digits"
+  // One line per implementation (id and kind), one row per dtype under it: ids of any length fit.
+  os << std::left << std::setw(8) << "  dtype" << std::right << std::setw(8) << "inputs"
+     << std::setw(8) << "failing" << std::setw(9) << "findings" << std::setw(9) << "max_ulp"
+     << std::setw(9) << "err/tol" << std::setw(7) << "digits"
      << "  verdict\n";
+  const std::string* impl = nullptr;
   for (const auto& r : res.results) {
+    if (!impl || *impl != r.impl) os << r.impl << "  " << target_kind_name(r.kind) << "\n";
+    impl = &r.impl;
     std::string verdict = verdict_text(r, res.fail_on);
     if (r.crashes + r.timeouts + r.exceptions > 0)  // isolated targets: how they failed
       verdict += " (" + std::to_string(r.crashes) + " crashed, " + std::to_string(r.timeouts) +
                  " timed out, " + std::to_string(r.exceptions) + " threw)";
-    os << std::left << std::setw(static_cast<int>(w)) << r.impl << std::setw(10)
-       << target_kind_name(r.kind) << std::setw(6) << dtype_name(r.dtype) << std::right
-       << std::setw(7) << r.inputs << std::setw(9) << r.failing_inputs << std::setw(10)
-       << r.findings << std::setw(11)
-       << (r.max_ulp >= 1e9 && std::isfinite(r.max_ulp) ? sci(r.max_ulp) : fmt(r.max_ulp, 0))
-       << std::setw(10)  // the worst ULP error over its tolerance at the input's conditioning
-       << (r.max_ratio >= 1e5 && std::isfinite(r.max_ratio) ? sci(r.max_ratio)
-                                                            : fmt(r.max_ratio, 2))
-       << std::setw(11) << (r.has_cestac ? fmt(r.min_digits, 1) : "-") << std::setw(10)
-       << bb_digits(r) << "  " << verdict << "\n";
+    std::ostringstream row;
+    row << "  " << std::left << std::setw(6) << dtype_name(r.dtype) << std::right << std::setw(8)
+        << r.inputs << std::setw(8) << r.failing_inputs << std::setw(9) << r.findings
+        << std::setw(9) << number(r.max_ulp, 1e7, 0)
+        << std::setw(9)  // the worst ULP error over its tolerance at the input's conditioning
+        << number(r.max_ratio, 1e5, 2) << std::setw(7) << digits(r) << "  ";
+    wrap(os, row.str(), verdict, kVerdictColumn);
     if (r.undecidable)
       os << "    " << r.undecidable << " inputs undecidable by the oracle (no oracle verdict)\n";
   }

@@ -19,7 +19,8 @@ std::string fmt(double v, int prec);
 // Standard error, or a sink with --quiet.
 std::ostream& progress_stream(bool quiet);
 
-// The table of a run's results (one row per implementation and dtype).
+// The table of a run's results in 100 columns: a line per implementation (id and kind), under it a
+// row per dtype, its verdict wrapped under the verdict column.
 void print_table(const campaign::RunResult& res, std::ostream& os);
 
 // runs/<name>-<local time>-s<seed>-p<pid>: a run's default output directory.

@@ -232,6 +232,19 @@ TEST(CampaignRun, CoversTheListWritesEveryOutputAndRefusesToOverwrite) {
   EXPECT_GT(ids.size(), 0u);
   for (const auto& id : ids) EXPECT_EQ(ids.count(id), 1u) << id;
   EXPECT_NE(o.out.find("planted bug detected in"), std::string::npos) << o.out;
+  // The campaign ends with its files, one a line: the reports last.
+  std::vector<std::string> lines;
+  std::stringstream out(o.out);
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 6u);
+  const std::vector<std::string> last(lines.end() - 6, lines.end());
+  EXPECT_EQ(last[0].rfind("findings: " + dir + "/findings.jsonl (", 0), 0u) << o.out;
+  EXPECT_EQ(last[1], "summary:  " + dir + "/summary.json");
+  EXPECT_EQ(last[2], "state:    " + dir + "/campaign.json");
+  EXPECT_EQ(last[3], "report:   " + dir + "/report.md");
+  EXPECT_EQ(last[4], "report:   " + dir + "/report.html");
+  EXPECT_EQ(last[5], "report:   " + dir + "/junit.xml");
+  EXPECT_EQ(o.out.back(), '\n');
   // The fuzz corpora were moved into the campaign's corpus directory.
   size_t corpus = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir + "/corpus"))
@@ -380,6 +393,11 @@ TEST(CampaignRun, BaselineDiffIsTheMorningAnswer) {
   EXPECT_TRUE(std::filesystem::exists(base + "/n2/diff.md"));
   EXPECT_TRUE(std::filesystem::exists(base + "/n2/diff.json"));
   EXPECT_NE(same.out.find("diff against"), std::string::npos);
+  // The diff's path comes last, after the reports'.
+  EXPECT_NE(
+      same.out.find("report:   " + base + "/n2/junit.xml\ndiff:     " + base + "/n2/diff.md\n"),
+      std::string::npos)
+      << same.out;
   // A night whose reference would regress is simulated by a baseline that lacks the findings of a
   // library target with known findings: oneDNN's softmax flushes subnormal outputs (f32).
   const json::Value list = json::parse(run_stabfuzz("--list --json").out);

@@ -90,7 +90,10 @@ if(NOT STABFUZZ_TORCH STREQUAL "OFF")
     target_sources(stabfuzz_core PRIVATE libs/torch/torch.cc)
     set_property(SOURCE libs/torch/torch.cc APPEND PROPERTY COMPILE_DEFINITIONS
                  "STABFUZZ_TORCH_VERSION=\"${Torch_VERSION}\"")
-    target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_TORCH=1)
+    # Only the files that ask (and tests/libs/torch_test.cc): a PUBLIC definition would recompile
+    # everything when libtorch comes (ci/test's --with-torch after a plain ci/bootstrap).
+    set_property(SOURCE libs/libraries.cc harness/core/version.cc APPEND PROPERTY
+                 COMPILE_DEFINITIONS STABFUZZ_HAVE_TORCH=1)
     add_dependencies(stabfuzz_core stabfuzz_torch)
   elseif(STABFUZZ_TORCH STREQUAL "ON")
     message(FATAL_ERROR "STABFUZZ_TORCH=ON but libtorch was not found (ci/bootstrap --with-torch)")

@@ -1,6 +1,8 @@
 // A small JSON value with an order-preserving writer and a strict parser (reports, corpora, tests).
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -65,5 +67,18 @@ struct ParseError : std::runtime_error {
 // the strings "inf", "-inf", "nan" (JSON has no literal for them).
 std::string dump(const Value& v, int indent = -1);
 Value parse(std::string_view text);
+
+// A number that must be an integer of T (a count, a seed, an index): throws ParseError when it is
+// not one or T cannot hold it, where a cast would be undefined behavior.
+template <class T>
+T integer(const Value& v) {
+  const double d = v.as_number();
+  const double top = std::ldexp(1.0, std::numeric_limits<T>::digits);  // T holds [low, top)
+  const double low = std::numeric_limits<T>::is_signed ? -top : 0.0;
+  if (!(d >= low && d < top) || d != std::trunc(d))
+    throw ParseError("expected an integer in [" + std::to_string(low) + ", 2^" +
+                     std::to_string(std::numeric_limits<T>::digits) + ")");
+  return static_cast<T>(d);
+}
 
 }  // namespace stabfuzz::json

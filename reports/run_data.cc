@@ -246,6 +246,29 @@ void parse_summary(const json::Value& s, RunData& run) {
   }
 }
 
+void read_summary(const std::string& text, const std::string& path, RunData& run) {
+  try {
+    parse_summary(json::parse(text), run);
+  } catch (const json::ParseError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+}
+
+void read_findings(const std::string& text, const std::string& path, RunData& run) {
+  std::istringstream in(text);
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      Finding f = parse_finding(json::parse(line));
+      f.line = no;
+      run.findings.push_back(std::move(f));
+    } catch (const json::ParseError& e) {
+      run.problems.push_back(path + ":" + std::to_string(no) + ": skipped: " + e.what());
+    }
+  }
+}
+
 RunData load_run(const std::string& dir) {
   RunData run;
   run.dir = dir;
@@ -253,27 +276,9 @@ RunData load_run(const std::string& dir) {
   const std::string summary_path = dir + "/summary.json";
   if (!exists(summary_path))
     throw InputError(dir + " holds no summary.json (not a stabfuzz run directory)");
-  try {
-    parse_summary(json::parse(read_file(summary_path)), run);
-  } catch (const json::ParseError& e) {
-    throw InputError(summary_path + ": " + e.what());
-  }
+  read_summary(read_file(summary_path), summary_path, run);
   const std::string findings_path = dir + "/findings.jsonl";
-
-  if (exists(findings_path)) {
-    std::istringstream in(read_file(findings_path));
-    std::string line;
-    for (int no = 1; std::getline(in, line); ++no) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      try {
-        Finding f = parse_finding(json::parse(line));
-        f.line = no;
-        run.findings.push_back(std::move(f));
-      } catch (const json::ParseError& e) {
-        run.problems.push_back(findings_path + ":" + std::to_string(no) + ": skipped: " + e.what());
-      }
-    }
-  }
+  if (exists(findings_path)) read_findings(read_file(findings_path), findings_path, run);
   const std::string inject_path = dir + "/inject.json";
   if (exists(inject_path)) {
     try {

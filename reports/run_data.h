@@ -110,6 +110,13 @@ Finding parse_finding(const json::Value& v);
 // json::ParseError when a field has the wrong type.
 void parse_summary(const json::Value& s, RunData& run);
 
+// The text of a summary.json (read from `path`) into run's target, seed, seconds and results.
+// Throws InputError "path: what is wrong" when it is not valid JSON or a field has the wrong type.
+void read_summary(const std::string& text, const std::string& path, RunData& run);
+// The lines of a findings.jsonl (read from `path`) appended to run's findings, each with its line
+// number; a corrupt or truncated line goes to `problems` ("path:line: skipped: ...").
+void read_findings(const std::string& text, const std::string& path, RunData& run);
+
 // Loads DIR. Throws InputError when DIR or its summary.json is missing or summary.json is not
 // valid JSON; a corrupt or truncated findings.jsonl line is recorded in `problems` and skipped.
 RunData load_run(const std::string& dir);

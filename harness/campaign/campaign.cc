@@ -199,8 +199,7 @@ void Campaign::rebuild_stats() {
       for (const auto& row : b.at("results").as_array()) {
         auto it = item_of_.find(row.at("impl").as_string());
         if (it != item_of_.end())
-          stats_[it->second].baseline_findings +=
-              static_cast<int64_t>(row.at("findings").as_number());
+          stats_[it->second].baseline_findings += json::integer<int64_t>(row.at("findings"));
       }
     } catch (const std::exception& e) {
       throw InputError("--baseline " + o_.baseline + ": summary.json unreadable: " + e.what());
@@ -414,8 +413,7 @@ void Campaign::finish_unit(const Running& r, int status) {
   if (u.engine == Engine::fuzz) {
     const std::string s = reports::read_text(dir + "/summary.json");
     try {
-      if (!s.empty())
-        u.executions = static_cast<int64_t>(json::parse(s).at("executions").as_number());
+      if (!s.empty()) u.executions = json::integer<int64_t>(json::parse(s).at("executions"));
     } catch (const std::exception&) {
     }
     std::error_code ec;

@@ -112,19 +112,23 @@ CampaignState load_state(const std::string& out_dir) {
   const std::string path = out_dir + "/campaign.json";
   const std::string text = reports::read_text(path);
   if (text.empty()) throw InputError(path + " is missing or empty");
+  return parse_state(text, path);
+}
+
+CampaignState parse_state(const std::string& text, const std::string& path) {
   CampaignState s;
   try {
     const json::Value j = json::parse(text);
-    s.version = static_cast<int>(j.at("version").as_number());
+    s.version = json::integer<int>(j.at("version"));
     if (s.version != 1)
       throw json::ParseError("version " + std::to_string(s.version) + " is not 1");
-    s.seed = static_cast<uint64_t>(j.at("seed").as_number());
+    s.seed = json::integer<uint64_t>(j.at("seed"));
     s.targets = j.at("targets").as_string();
     s.shard = j.at("shard").as_string();
     s.baseline = j.at("baseline").as_string();
     s.time_s = j.at("time_s").as_number();
-    s.runs = static_cast<int64_t>(j.at("runs").as_number());
-    s.jobs = static_cast<int>(j.at("jobs").as_number());
+    s.runs = json::integer<int64_t>(j.at("runs"));
+    s.jobs = json::integer<int>(j.at("jobs"));
     s.unit_flags = strings_of(j.at("unit_flags"));
     s.elapsed_s = j.at("elapsed_s").as_number();
     s.finished = j.at("finished").as_bool();
@@ -132,29 +136,27 @@ CampaignState load_state(const std::string& out_dir) {
     s.unavailable = strings_of(j.at("unavailable"));
     for (const auto& jr : j.at("rounds").as_array()) {
       RoundRecord r;
-      r.number = static_cast<int>(jr.at("round").as_number());
+      r.number = json::integer<int>(jr.at("round"));
       r.engine = engine_of(jr.at("engine").as_string());
       for (const auto& ju : jr.at("units").as_array()) {
         UnitRecord u;
-        u.item = static_cast<size_t>(ju.at("item").as_number());
+        u.item = json::integer<size_t>(ju.at("item"));
         if (u.item >= s.impls.size() || ju.at("impl").as_string() != s.impls[u.item])
           throw json::ParseError("unit " + ju.at("dir").as_string() +
                                  " names another implementation");
         u.engine = r.engine;
         u.round = r.number;
         u.budget_s = ju.at("budget_s").as_number();
-        u.seed = static_cast<uint64_t>(ju.at("seed").as_number());
+        u.seed = json::integer<uint64_t>(ju.at("seed"));
         u.dir = ju.at("dir").as_string();
         u.status = ju.at("status").as_string();
         if (const auto* c = ju.get("command")) u.command = c->as_string();
-        if (const auto* c = ju.get("exit_code")) u.exit_code = static_cast<int>(c->as_number());
+        if (const auto* c = ju.get("exit_code")) u.exit_code = json::integer<int>(*c);
         if (const auto* c = ju.get("problem")) u.problem = c->as_string();
-        u.findings = static_cast<int64_t>(ju.at("findings").as_number());
-        u.new_findings = static_cast<int64_t>(ju.at("new_findings").as_number());
-        if (const auto* c = ju.get("executions"))
-          u.executions = static_cast<int64_t>(c->as_number());
-        if (const auto* c = ju.get("corpus_added"))
-          u.corpus_added = static_cast<int64_t>(c->as_number());
+        u.findings = json::integer<int64_t>(ju.at("findings"));
+        u.new_findings = json::integer<int64_t>(ju.at("new_findings"));
+        if (const auto* c = ju.get("executions")) u.executions = json::integer<int64_t>(*c);
+        if (const auto* c = ju.get("corpus_added")) u.corpus_added = json::integer<int64_t>(*c);
         if (const auto* c = ju.get("corpus_merged")) u.corpus_merged = c->as_bool();
         u.seconds = ju.at("seconds").as_number();
         r.units.push_back(std::move(u));
@@ -189,7 +191,7 @@ UnitRows read_unit_rows(const CampaignState& s, const std::string& out_dir) {
         for (const auto& row : j.at("results").as_array()) {
           out.rows.add(row);
           (u.engine == Engine::fuzz ? out.fuzz_executions : out.property_inputs) +=
-              static_cast<int64_t>(row.at("inputs").as_number());
+              json::integer<int64_t>(row.at("inputs"));
         }
       } catch (const std::exception& e) {
         std::cerr << "stabfuzz campaign: " << out_dir << "/" << u.dir

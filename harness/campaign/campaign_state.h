@@ -56,6 +56,8 @@ struct CampaignState {
 void save_state(const CampaignState& s, const std::string& out_dir);
 // Throws InputError when it is missing or malformed.
 CampaignState load_state(const std::string& out_dir);
+// The text of a campaign.json read from `path`; throws InputError "path: ..." when malformed.
+CampaignState parse_state(const std::string& text, const std::string& path);
 
 struct CampaignSummary {
   json::Value summary;  // what summary.json holds

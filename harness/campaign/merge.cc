@@ -343,7 +343,7 @@ void check_shards(const std::vector<std::string>& dirs, std::ostream& log) {
         shard_dirs[i].push_back(d);
         shard_count = std::max(shard_count, n);
       }
-      settings.insert("seed " + std::to_string(static_cast<uint64_t>(c.at("seed").as_number())) +
+      settings.insert("seed " + std::to_string(json::integer<uint64_t>(c.at("seed"))) +
                       ", targets " + c.at("targets").as_string());
       if (!c.at("finished").as_bool())
         log << "stabfuzz merge: warning: " << d

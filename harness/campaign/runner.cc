@@ -3,8 +3,10 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <ostream>
@@ -62,7 +64,7 @@ void make_dirs(const std::string& path) {
   for (size_t i = 0; i <= path.size(); ++i) {
     if (i == path.size() || path[i] == '/') {
       if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-        throw InputError("cannot create directory " + cur);
+        throw InputError("cannot create directory " + cur + ": " + std::strerror(errno));
     }
     if (i < path.size()) cur += path[i];
   }
@@ -319,6 +321,7 @@ void write_summary(const RunOptions& opts, const RunResult& res, double seconds,
 
 RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostream& progress) {
   const std::vector<Work> work = select_work(registry, opts);
+  make_dirs(opts.out_dir);  // before the banner: an output directory it cannot make is one line
   std::ostringstream banner;
   banner << "seed " << opts.seed;
   if (opts.only_case >= 0)
@@ -330,7 +333,6 @@ RunResult run_family(const Registry& registry, const RunOptions& opts, std::ostr
   wrap(progress, "stabfuzz " + opts.family + ": ", banner.str(), 2);
   progress << std::flush;
 
-  make_dirs(opts.out_dir);
   RunResult res;
   res.fail_on = opts.fail_on;
   if (opts.move_previous) res.previous_run = reports::move_previous_run(opts.out_dir);

@@ -41,7 +41,17 @@ void runs(Desc& d, int64_t* v, int64_t def, const char* help) {
 void runs(Desc& d, int64_t* v, const char* help) { value(d, "runs", v, "N", help); }
 
 void seed(Desc& d, uint64_t* v, uint64_t def, const char* help) {
-  value<uint64_t>(d, "seed", v, def, "S", help);
+  // At most 2^53: summary.json and the checkpoints store seeds as JSON numbers (doubles), so a
+  // larger one would come back as another seed. Also catches "-1", which the parser wraps to
+  // 2^64-1.
+  d.add_options()(
+      "seed", po::value<uint64_t>(v)->default_value(def)->value_name("S")->notifier([](uint64_t s) {
+        if (s > kMaxSeed)
+          throw InputError("--seed " + std::to_string(s) +
+                           " is out of range: a whole number from 0 to " +
+                           std::to_string(kMaxSeed) + " (2^53; 0 picks one)");
+      }),
+      help);
 }
 void seed(Desc& d, uint64_t* v) {
   seed(d, v, 0, "seed of the run; every input and rounding replays from it (0: pick one, printed)");

@@ -56,6 +56,8 @@ void impl(Desc& d, std::string* v);
 void dtype(Desc& d, std::string* v);
 void runs(Desc& d, int64_t* v, int64_t def, const char* help);
 void runs(Desc& d, int64_t* v, const char* help);  // no default
+// --seed S: 0..kMaxSeed, else InputError when parsed.
+constexpr uint64_t kMaxSeed = uint64_t{1} << 53;
 void seed(Desc& d, uint64_t* v, uint64_t def, const char* help);
 void seed(Desc& d, uint64_t* v);  // 0: pick one, printed
 void out(Desc& d, std::string* v, const char* help);

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "harness/core/console.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::corpus {
@@ -92,7 +93,9 @@ struct Parser {
     for (const auto& w : words(line)) {
       if (pending == 0) fail("more values than the tensor's shape holds");
       const auto v = parse_double(w);
-      if (!v) fail("'" + w + "' is not a float (hex floats like 0x1.8p+3, inf, -inf, nan)");
+      if (!v)
+        fail("'" + quoted_excerpt(w) +
+             "' is not a float (hex floats like 0x1.8p+3, inf, -inf, nan)");
       if (!representable(e.input.dtype, *v))
         fail("value " + w + " is not representable in " + std::string(dtype_name(e.input.dtype)));
       e.input.args.back().values.push_back(*v);
@@ -116,7 +119,8 @@ struct Parser {
         const long long d = std::strtoll(dim.c_str(), &end, 10);
         if (dim.empty() || end != dim.c_str() + dim.size() || d < 0 || errno == ERANGE ||
             d > (1LL << 28))
-          fail("bad dimension '" + dim + "' in shape '" + w[0] + "'");
+          fail("bad dimension '" + quoted_excerpt(dim) + "' in shape '" + quoted_excerpt(w[0]) +
+               "'");
         t.shape.push_back(d);
         count *= static_cast<size_t>(d);
         if (count > (size_t{1} << 28)) fail("tensor too large");
@@ -132,7 +136,7 @@ struct Parser {
   void header(const std::string& line) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos)
-      fail("expected 'key: value' or 'tensor <shape>', got '" + line + "'");
+      fail("expected 'key: value' or 'tensor <shape>', got '" + quoted_excerpt(line) + "'");
     if (!e.input.args.empty()) fail("header line after the first tensor");
     const std::string key = trim(std::string_view(line).substr(0, colon));
     const std::string value = trim(std::string_view(line).substr(colon + 1));
@@ -144,7 +148,7 @@ struct Parser {
       e.impl = value, have_impl = true;
     } else if (key == "dtype") {
       const auto d = parse_dtype(value);
-      if (!d) fail("unknown dtype '" + value + "' (f64, f32, f16, bf16)");
+      if (!d) fail("unknown dtype '" + quoted_excerpt(value) + "' (f64, f32, f16, bf16)");
       e.input.dtype = *d, have_dtype = true;
     } else if (key == "params") {
       params(value);
@@ -160,7 +164,7 @@ struct Parser {
     } else if (key == "note") {
       e.note = value;
     } else {
-      fail("unknown key '" + key + "'");
+      fail("unknown key '" + quoted_excerpt(key) + "'");
     }
   }
 
@@ -169,7 +173,7 @@ struct Parser {
     for (const auto& w : words(value)) {
       const size_t eq = w.find('=');
       const auto v = eq == std::string::npos ? std::nullopt : parse_double(w.substr(eq + 1));
-      if (eq == 0 || !v) fail("expected name=value parameters, got '" + w + "'");
+      if (eq == 0 || !v) fail("expected name=value parameters, got '" + quoted_excerpt(w) + "'");
       e.input.set_param(w.substr(0, eq), *v);
     }
   }
@@ -180,7 +184,7 @@ struct Parser {
     else if (value == "detected")
       e.expect = Expect::detected;
     else
-      fail("expect must be 'stable' or 'detected', got '" + value + "'");
+      fail("expect must be 'stable' or 'detected', got '" + quoted_excerpt(value) + "'");
     have_expect = true;
   }
 
@@ -189,7 +193,7 @@ struct Parser {
     errno = 0;
     const unsigned long long s = std::strtoull(value.c_str(), &end, 10);
     if (value.empty() || end != value.c_str() + value.size() || errno == ERANGE || value[0] == '-')
-      fail("bad seed '" + value + "'");
+      fail("bad seed '" + quoted_excerpt(value) + "'");
     e.seed = s;
   }
 

@@ -188,7 +188,8 @@ int replay(const Registry& registry, const std::vector<std::string>& paths, std:
       throw InputError("cannot write " + junit_path);
     out << "junit: " << junit_path << "\n";
   }
-  return failed + malformed > 0 ? 1 : 0;
+  // A malformed file is bad input (exit 2), after every other file has run and been reported.
+  return malformed > 0 ? 2 : failed > 0 ? 1 : 0;
 }
 
 }  // namespace stabfuzz::corpus

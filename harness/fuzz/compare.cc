@@ -64,9 +64,9 @@ Trial fuzz_child(const Family& f, const Target& t, const std::string& feedback,
   const std::string text = reports::read_text(dir + "/summary.json");
   if (text.empty()) throw std::runtime_error("fuzz child wrote no summary: " + dir + "/stderr.txt");
   const json::Value s = json::parse(text);
-  const auto first = static_cast<int64_t>(s.at("first_finding_execution").as_number());
+  const auto first = json::integer<int64_t>(s.at("first_finding_execution"));
   tr.detected = first > 0;
-  tr.inputs = tr.detected ? first : static_cast<int64_t>(s.at("executions").as_number());
+  tr.inputs = tr.detected ? first : json::integer<int64_t>(s.at("executions"));
   tr.seconds =
       tr.detected ? s.at("first_finding_seconds").as_number() : s.at("seconds").as_number();
   return tr;

@@ -60,8 +60,7 @@ corpus::Entry entry_from_finding(const json::Value& f) {
   e.input.dtype = *d;
   for (const auto& arg : f.at("input").as_array()) {
     Tensor t;
-    for (const auto& s : arg.at("shape").as_array())
-      t.shape.push_back(static_cast<int64_t>(s.as_number()));
+    for (const auto& s : arg.at("shape").as_array()) t.shape.push_back(json::integer<int64_t>(s));
     for (const auto& x : arg.at("values").as_array())
       t.values.push_back(x.is_string() ? reports::parse_float(x.as_string()) : x.as_number());
     e.input.args.push_back(std::move(t));
@@ -70,7 +69,7 @@ corpus::Entry entry_from_finding(const json::Value& f) {
     for (const auto& [name, v] : ps->as_object()) e.input.set_param(name, v.as_number());
   e.expect = corpus::Expect::detected;
   if (const json::Value* s = f.get("seed"); s && s->is_number())
-    e.seed = static_cast<uint64_t>(s->as_number());
+    e.seed = json::integer<uint64_t>(*s);
   return e;
 }
 

@@ -23,6 +23,9 @@
 #if defined(__SANITIZE_ADDRESS__) && !defined(STABFUZZ_ASAN)
 #define STABFUZZ_ASAN 1
 #endif
+// Defined when the process runs AddressSanitizer's runtime, also where this file was compiled
+// without it (the self-fuzz targets link it uninstrumented: cmake/selffuzz.cmake).
+extern "C" void __asan_init() __attribute__((weak));
 
 namespace stabfuzz::libs {
 namespace {
@@ -167,9 +170,14 @@ std::optional<Cblas> load_mkl(std::string& lib, std::string& why, std::string& p
   // MKL's own calls must bind to MKL, not to the linked CBLAS's symbols of the same names:
   // RTLD_DEEPBIND, which AddressSanitizer does not support.
 #ifdef STABFUZZ_ASAN
-  why = "Intel MKL is not loaded under AddressSanitizer (it needs RTLD_DEEPBIND)";
-  return std::nullopt;
+  constexpr bool asan = true;
+#else
+  const bool asan = __asan_init != nullptr;
 #endif
+  if (asan) {
+    why = "Intel MKL is not loaded under AddressSanitizer (it needs RTLD_DEEPBIND)";
+    return std::nullopt;
+  }
   // One thread, as for OpenBLAS: the sequential layer needs no OpenMP runtime.
   ::setenv("MKL_THREADING_LAYER", "SEQUENTIAL", 0);
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);

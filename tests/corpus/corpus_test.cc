@@ -120,14 +120,15 @@ TEST(Corpus, ReplayChecksEachExpectation) {
   EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out2), 1);
   EXPECT_NE(out2.str().find("FAIL"), std::string::npos) << out2.str();
 
-  // A malformed file is named with its line, skipped, and fails the run; the others still run.
+  // A malformed file is named with its line and skipped, the others still run, and the run exits
+  // 2 (bad input) even where another file failed.
   write(dir + "/bad", "broken.txt",
         "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 1\nxyz\n");
   write(dir + "/bad", "unknown_impl.txt",
         "family: softmax\nimpl: softmax/cpu/nope\ndtype: f64\nexpect: stable\ntensor 1\n0x1p+0\n");
   write(dir + "/bad", "ok.txt", stable_text);
   std::ostringstream out3;
-  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out3), 1);
+  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out3), 2);
   EXPECT_NE(out3.str().find("broken.txt:6:"), std::string::npos) << out3.str();
   EXPECT_NE(out3.str().find("unknown implementation"), std::string::npos) << out3.str();
   EXPECT_NE(out3.str().find("4 files, 1 ok, 1 failed, 2 malformed"), std::string::npos)
@@ -164,7 +165,7 @@ TEST(Corpus, ReplayCommand) {
   EXPECT_NE(o.out.find("1 files, 1 ok"), std::string::npos) << o.out;
   write(dir, "b.txt", "family: softmax\n");
   o = testing::run_stabfuzz("replay " + dir + " " + dir + "/a.txt");
-  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.code, 2);  // a malformed file is bad input
   EXPECT_NE(o.out.find("b.txt:"), std::string::npos) << o.out;
   EXPECT_EQ(testing::run_stabfuzz("replay").code, 2);
   EXPECT_EQ(testing::run_stabfuzz("replay " + dir + "/nothing_here").code, 2);

@@ -214,7 +214,7 @@ TEST(ReplayJunit, OneTestcasePerFileWithFailuresAndErrors) {
   std::ofstream(dir + "/broken.txt") << "family: softmax\nimpl: softmax/cpu/stable\nbogus line\n";
   const std::string junit = dir + "/out.xml";
   const auto r = run_stabfuzz("replay " + dir + " --junit " + junit);
-  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.code, 2) << r.out;  // a malformed file: bad input
   Xml x = parse_xml(slurp(junit));
   ASSERT_TRUE(x.ok) << slurp(junit);
   EXPECT_EQ(x.tests, "4");

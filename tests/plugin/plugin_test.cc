@@ -242,7 +242,7 @@ TEST_F(Plugin, CorpusReplayOfAPluginTarget) {
   EXPECT_NE(o.out.find("3 ok, 0 failed, 0 malformed"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("detected (crash: "), std::string::npos) << o.out;
   // Without the plugin the file names an unknown implementation.
-  EXPECT_EQ(run_stabfuzz("replay " + dir).code, 1);
+  EXPECT_EQ(run_stabfuzz("replay " + dir).code, 2);  // an unknown implementation: bad input
 }
 
 // Each malformed plugin: exit 2 and one line on stderr naming the problem.

@@ -1,7 +1,7 @@
 # Plugin tests: malformed plugins the loader must refuse, the example plugin built out of tree
 # against an install (a ctest fixture, run once), and plugin_test / isolate_test over them.
 set(STABFUZZ_BAD_PLUGIN_DIR ${CMAKE_BINARY_DIR}/tests/bad_plugins)
-foreach(bad no_entry abi family dtype arity)
+foreach(bad no_entry abi family dtype arity init_crash init_exit init_stdout init_hang)
   string(TOUPPER ${bad} upper)
   add_library(bad_plugin_${bad} MODULE ${CMAKE_SOURCE_DIR}/tests/plugin/bad_plugin.c)
   target_compile_definitions(bad_plugin_${bad} PRIVATE BAD_${upper}=1)

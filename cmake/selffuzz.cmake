@@ -27,7 +27,7 @@ add_library(stabfuzz_selffuzz_parsers OBJECT
   harness/cli/command.cc
   harness/cli/flags.cc
   harness/cli/campaign_command.cc)
-target_link_libraries(stabfuzz_selffuzz_parsers PRIVATE stabfuzz_cli)
+target_link_libraries(stabfuzz_selffuzz_parsers PRIVATE stabfuzz_cli nlohmann_json::nlohmann_json)
 target_compile_options(stabfuzz_selffuzz_parsers PRIVATE ${_selffuzz_sanitizers})
 
 foreach(_target IN LISTS STABFUZZ_SELFFUZZ_TARGETS)

@@ -1,10 +1,11 @@
-// JSON writer and recursive-descent parser.
+// JSON reading and writing through nlohmann-json: its SAX parser builds a Value, and dump() writes
+// through an nlohmann::ordered_json (insertion order kept).
 #include "reports/json.h"
 
-#include <cctype>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 namespace stabfuzz::json {
 
@@ -63,292 +64,109 @@ Value& Value::set(std::string key, Value v) {
 
 namespace {
 
-void write_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
+using nlohmann::ordered_json;
+
+// Integral values below 1e15 are written as integers ("3", not "3.0"); -0.0 stays a float so
+// that its sign survives. Non-finite numbers become the strings "inf", "-inf", "nan".
+ordered_json number_json(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (d == std::trunc(d) && std::fabs(d) < 1e15 && !(d == 0 && std::signbit(d)))
+    return static_cast<std::int64_t>(d);
+  return d;
 }
 
-void write(std::string& out, const Value& v, int indent, int depth) {
-  auto newline = [&](int d) {
-    if (indent < 0) return;
-    out += '\n';
-    out.append(static_cast<size_t>(indent * d), ' ');
-  };
-  if (v.is_null()) {
-    out += "null";
-  } else if (v.is_bool()) {
-    out += v.as_bool() ? "true" : "false";
-  } else if (v.is_number()) {
-    const double d = v.as_number();
-    if (std::isnan(d)) {
-      out += "\"nan\"";
-    } else if (std::isinf(d)) {
-      out += d > 0 ? "\"inf\"" : "\"-inf\"";
-    } else if (d == std::trunc(d) && std::fabs(d) < 1e15) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.0f", d);
-      out += buf;
-    } else {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", d);
-      out += buf;
-    }
-  } else if (v.is_string()) {
-    write_string(out, v.as_string());
-  } else if (v.is_array()) {
-    const auto& a = v.as_array();
-    out += '[';
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (i) out += indent < 0 ? "," : ",";
-      newline(depth + 1);
-      write(out, a[i], indent, depth + 1);
-    }
-    if (!a.empty()) newline(depth);
-    out += ']';
-  } else {
-    const auto& o = v.as_object();
-    out += '{';
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (i) out += ',';
-      newline(depth + 1);
-      write_string(out, o[i].first);
-      out += indent < 0 ? ":" : ": ";
-      write(out, o[i].second, indent, depth + 1);
-    }
-    if (!o.empty()) newline(depth);
-    out += '}';
+// Recursive, but only over Values the program built or parse() returned (at most kMaxDepth deep).
+ordered_json to_json(const Value& v) {
+  if (v.is_null()) return nullptr;
+  if (v.is_bool()) return v.as_bool();
+  if (v.is_number()) return number_json(v.as_number());
+  if (v.is_string()) return v.as_string();
+  if (v.is_array()) {
+    ordered_json a = ordered_json::array();
+    for (const Value& x : v.as_array()) a.push_back(to_json(x));
+    return a;
   }
+  ordered_json o = ordered_json::object();
+  for (const auto& [k, x] : v.as_object()) o.emplace(k, to_json(x));  // a duplicate: first wins
+  return o;
 }
 
-class Parser {
+constexpr size_t kMaxDepth = 64;  // nested arrays and objects below the top-level value
+
+// nlohmann's SAX events, building a Value. Duplicate keys are kept in order (Value::get finds the
+// first). Errors throw ParseError.
+class Builder {
  public:
-  explicit Parser(std::string_view s) : s_(s) {}
-  Value document() {
-    Value v = value(0);
-    ws();
-    if (i_ != s_.size()) fail("trailing characters");
-    return v;
+  using number_integer_t = ordered_json::number_integer_t;
+  using number_unsigned_t = ordered_json::number_unsigned_t;
+  using number_float_t = ordered_json::number_float_t;
+  using string_t = ordered_json::string_t;
+  using binary_t = ordered_json::binary_t;
+
+  Value result;
+
+  bool null() { return add(Value()); }
+  bool boolean(bool b) { return add(Value(b)); }
+  bool number_integer(number_integer_t i) { return add(Value(static_cast<double>(i))); }
+  bool number_unsigned(number_unsigned_t u) { return add(Value(static_cast<double>(u))); }
+  bool number_float(number_float_t d, const string_t&) { return add(Value(d)); }
+  bool string(string_t& s) { return add(Value(std::move(s))); }
+  bool binary(binary_t&) { throw ParseError("JSON: unexpected binary value"); }
+  bool start_object(std::size_t) { return open(Value(Object{})); }
+  bool key(string_t& k) {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(Value(Array{})); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const ordered_json::exception& e) {
+    // e.what(): "[json.exception.parse_error.101] parse error at line 1, column 4: ...".
+    std::string what = e.what();
+    if (const size_t close = what.find("] "); !what.empty() && what[0] == '[' && close != what.npos)
+      what.erase(0, close + 2);
+    throw ParseError("JSON " + what + " (byte offset " +
+                     std::to_string(position ? position - 1 : 0) + ")");
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) {
-    throw ParseError("JSON: " + what + " at offset " + std::to_string(i_));
+  // Places v in the innermost open container (or as the result); returns where it went.
+  Value& place(Value v) {
+    if (stack_.empty()) return result = std::move(v);
+    Value& parent = *stack_.back();
+    if (parent.is_array()) return parent.array().emplace_back(std::move(v));
+    return parent.object().emplace_back(std::move(key_), std::move(v)).second;
   }
-  void ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
-      ++i_;
+  bool add(Value v) {
+    place(std::move(v));
+    return true;
   }
-  bool eat(char c) {
-    ws();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
+  bool open(Value container) {
+    if (stack_.size() > kMaxDepth)
+      throw ParseError("JSON: nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    stack_.push_back(&place(std::move(container)));
+    return true;
   }
-  void expect(char c) {
-    if (!eat(c)) fail(std::string("expected '") + c + "'");
-  }
-  bool word(std::string_view w) {
-    if (s_.substr(i_, w.size()) == w) {
-      i_ += w.size();
-      return true;
-    }
-    return false;
-  }
-  Value value(int depth) {
-    if (depth > 64) fail("nesting too deep");
-    ws();
-    if (i_ >= s_.size()) fail("unexpected end");
-    const char c = s_[i_];
-    if (c == '{') {
-      ++i_;
-      Value v{Object{}};
-      if (eat('}')) return v;
-      do {
-        ws();
-        std::string k = string();
-        expect(':');
-        v.object().emplace_back(std::move(k), value(depth + 1));
-      } while (eat(','));
-      expect('}');
-      return v;
-    }
-    if (c == '[') {
-      ++i_;
-      Value v{Array{}};
-      if (eat(']')) return v;
-      do v.array().push_back(value(depth + 1));
-      while (eat(','));
-      expect(']');
-      return v;
-    }
-    if (c == '"') return Value(string());
-    if (word("true")) return Value(true);
-    if (word("false")) return Value(false);
-    if (word("null")) return Value();
-    return number();
-  }
-  std::string string() {
-    if (i_ >= s_.size() || s_[i_] != '"') fail("expected a string");
-    ++i_;
-    std::string out;
-    while (true) {
-      if (i_ >= s_.size()) fail("unterminated string");
-      const char c = s_[i_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i_ >= s_.size()) fail("unterminated escape");
-      const char e = s_[i_++];
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          unsigned cp = hex4();
-          if (cp >= 0xd800 && cp <= 0xdbff) {  // high surrogate: a low one must follow
-            if (s_.substr(i_, 2) != "\\u") fail("unpaired surrogate");
-            i_ += 2;
-            const unsigned lo = hex4();
-            if (lo < 0xdc00 || lo > 0xdfff) fail("unpaired surrogate");
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-            fail("unpaired surrogate");
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default:
-          fail("bad escape");
-      }
-    }
-  }
-  // RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-  Value number() {
-    const size_t start = i_;
-    auto digit = [&] { return i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9'; };
-    auto digits = [&] {
-      if (!digit()) fail("expected a digit");
-      while (digit()) ++i_;
-    };
-    if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    if (!digit()) fail("unexpected character");
-    if (s_[i_] == '0') {
-      ++i_;
-    } else {
-      digits();
-    }
-    if (i_ < s_.size() && s_[i_] == '.') {
-      ++i_;
-      digits();
-    }
-    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      ++i_;
-      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      digits();
-    }
-    const std::string tok(s_.substr(start, i_ - start));
-    return Value(std::strtod(tok.c_str(), nullptr));
-  }
-  unsigned hex4() {
-    if (i_ + 4 > s_.size()) fail("short \\u escape");
-    unsigned v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = s_[i_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        v |= static_cast<unsigned>(c - 'A' + 10);
-      else
-        fail("bad hex digit in \\u escape");
-    }
-    return v;
-  }
-  static void append_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xc0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xe0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    } else {
-      out += static_cast<char>(0xf0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    }
+  bool close() {
+    stack_.pop_back();
+    return true;
   }
 
-  std::string_view s_;
-  size_t i_ = 0;
+  std::vector<Value*> stack_;  // open containers, outermost first; each stays put while open
+  std::string key_;
 };
 
 }  // namespace
 
 std::string dump(const Value& v, int indent) {
-  std::string out;
-  write(out, v, indent, 0);
-  return out;
+  return to_json(v).dump(indent, ' ', false, ordered_json::error_handler_t::replace);
 }
 
-Value parse(std::string_view text) { return Parser(text).document(); }
+Value parse(std::string_view text) {
+  Builder b;
+  ordered_json::sax_parse(text, &b);
+  return std::move(b.result);
+}
 
 }  // namespace stabfuzz::json

@@ -1,4 +1,5 @@
-// A small JSON value with an order-preserving writer and a strict parser (reports, corpora, tests).
+// A small JSON value (reports, corpora, tests), read and written through nlohmann-json: keys keep
+// their insertion order, parsing is strict (RFC 8259, UTF-8).
 #pragma once
 
 #include <cmath>
@@ -63,9 +64,14 @@ struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Compact single-line output (`indent` < 0) or pretty output. Non-finite numbers are written as
-// the strings "inf", "-inf", "nan" (JSON has no literal for them).
+// Compact single-line output (`indent` < 0) or pretty output. Numbers: integral values below 1e15
+// without decimals, others in the shortest form that reads back exactly; non-finite ones as the
+// strings "inf", "-inf", "nan" (JSON has no literal for them). Invalid UTF-8 in a string is
+// written as U+FFFD; of duplicate keys (parse() keeps them) only the first is written.
 std::string dump(const Value& v, int indent = -1);
+// Throws ParseError ("JSON parse error at line L, column C: what (byte offset N)") for invalid
+// JSON or UTF-8, a number out of double range, or nesting deeper than 64 levels below the top.
+// Of duplicate keys, get() and at() find the first.
 Value parse(std::string_view text);
 
 // A number that must be an integer of T (a count, a seed, an index): throws ParseError when it is

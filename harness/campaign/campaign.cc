@@ -4,6 +4,7 @@
 #include "harness/campaign/campaign.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -40,6 +41,49 @@ using Clock = std::chrono::steady_clock;
 
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) { g_interrupted = 1; }
+
+// The output directory's lock: <out>/campaign.lock, held (flock) for the campaign's life, so that a
+// second campaign or --resume on the same directory refuses instead of interleaving its units and
+// checkpoints with the first. The kernel drops the lock when the process dies, kill -9 included,
+// so a killed campaign never leaves a stale lock behind; the file keeps the holder's pid only to
+// name it in the error.
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError("cannot create directory " + dir + ": " + ec.message());
+    const std::string path = dir + "/campaign.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      char buf[32] = {};
+      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      std::string holder(buf, n > 0 ? static_cast<size_t>(n) : 0);
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      if (err == EWOULDBLOCK)
+        throw InputError(dir + " is in use by a running campaign" +
+                         (holder.empty() ? std::string() : " (pid " + holder + ")") +
+                         "; wait for it to end, or give another --out");
+      throw InputError("cannot lock " + path + ": " + std::strerror(err));
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+      // the pid only names the holder in another campaign's error: the lock holds without it
+    }
+  }
+  ~DirLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing drops the lock
+  }
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 struct Running {
   pid_t pid = 0;
@@ -79,7 +123,8 @@ class Campaign {
   void print_banner();
   bool start_pending_units();  // true while units of the current round wait for a worker
   void reap_units();
-  int stop_interrupted();  // kills the running units, saves, says how to resume; 130
+  int stop_interrupted();  // kills the running units, saves, writes summary.json, says how to
+                           // resume; 130
   int finish();
 
   const Registry& reg_;
@@ -514,6 +559,9 @@ int Campaign::stop_interrupted() {
   }
   running_.clear();
   save();
+  writer_.reset();  // flushed and closed: findings.jsonl ends with a whole line
+  // A summary of what is done so far: the units not run show as not covered until --resume.
+  write_campaign_summary(state_, items_, o_.out_dir, o_.fail_on);
   status_.keep();
   progress_ << "stabfuzz campaign: interrupted; " << findings_total_ << " findings kept in "
             << o_.out_dir << "/findings.jsonl; continue with: stabfuzz campaign --resume --out "
@@ -522,6 +570,9 @@ int Campaign::stop_interrupted() {
 }
 
 int Campaign::run() {
+  if (o_.resume && !fs::exists(o_.out_dir + "/campaign.json"))
+    throw InputError("--resume: " + o_.out_dir + " holds no campaign.json (nothing to resume)");
+  const DirLock lock(o_.out_dir);  // before the state is read: no other campaign writes here now
   open_state();
   rebuild_stats();
   print_banner();

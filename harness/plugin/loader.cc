@@ -2,11 +2,19 @@
 #include "harness/plugin/loader.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "stabfuzz/errors.h"
@@ -133,6 +141,88 @@ const stabfuzz_plugin& open_plugin(const std::string& path, const std::string& w
   return *table;
 }
 
+// How long a plugin may take to load (its static constructors and entry point) in the probe.
+constexpr int kLoadTimeoutMs = 10000;
+
+// Loads the library once in a forked child first, its stdout captured: its static constructors and
+// entry point run there, so a plugin that crashes, calls exit(), hangs or prints on stdout while
+// loading is refused with one line, instead of taking stabfuzz down or writing into its report.
+// (Its calls later run isolated too when it opts in; see harness/campaign/isolate.h.)
+void probe_load(const std::string& path, const std::string& where) {
+  int out[2], done[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return;  // no probe possible: the load itself still runs
+  if (::pipe2(done, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    return;
+  }
+  std::cout.flush();
+  std::fflush(nullptr);  // nothing buffered may be written twice, or count as the plugin's output
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    try {
+      open_plugin(path, where);
+    } catch (...) {  // a refusal: the parent's own load reports it
+    }
+    const char ok = 1;
+    if (::write(done[1], &ok, 1) != 1) ::_exit(1);
+    std::fflush(stdout);  // what the plugin printed through stdio
+    ::_exit(0);
+  }
+  ::close(out[1]), ::close(done[1]);
+  if (pid < 0) {
+    ::close(out[0]), ::close(done[0]);
+    return;
+  }
+  std::string printed;
+  bool ok = false, timed_out = false;
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {done[0], POLLIN, 0}};
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLoadTimeoutMs);
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          until - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    const int n = ::poll(fds, 2, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    for (int k = 0; k < 2; ++k) {
+      if (fds[k].fd < 0 || fds[k].revents == 0) continue;
+      char buf[256];
+      const ssize_t r = ::read(fds[k].fd, buf, sizeof buf);
+      if (r <= 0) {
+        fds[k].fd = -1;  // poll skips negative descriptors
+        continue;
+      }
+      if (k == 0 && printed.size() < 4096) printed.append(buf, static_cast<size_t>(r));
+      if (k == 1) ok = true;
+    }
+  }
+  ::close(out[0]), ::close(done[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    throw InputError(where + " hangs while loading (not loaded within " +
+                     std::to_string(kLoadTimeoutMs / 1000) + " s)");
+  if (!ok && WIFSIGNALED(status))
+    throw InputError(where + " crashes while loading: signal " + std::to_string(WTERMSIG(status)) +
+                     " (" + ::strsignal(WTERMSIG(status)) + ")");
+  if (!ok && WIFEXITED(status))
+    throw InputError(where + " calls exit(" + std::to_string(WEXITSTATUS(status)) +
+                     ") while loading");
+  if (!printed.empty()) {
+    std::string first = printed.substr(0, printed.find('\n'));
+    if (first.size() > 60) first = first.substr(0, 60) + "...";
+    throw InputError(where + " writes to stdout while loading (\"" + first +
+                     "\"); stabfuzz's stdout is its report: print to stderr instead");
+  }
+}
+
 // Entry i of the table: entries lie target_size bytes apart, which later ABI versions may grow.
 const stabfuzz_target& target_entry(const stabfuzz_plugin& table, uint32_t i) {
   return *reinterpret_cast<const stabfuzz_target*>(reinterpret_cast<const char*>(table.targets) +
@@ -207,6 +297,7 @@ Target make_target(const stabfuzz_target& e, const std::string& id, const std::s
 
 std::vector<std::string> load(Registry& registry, const std::string& path) {
   const std::string where = "plugin " + path;
+  probe_load(path, where);
   const stabfuzz_plugin& table = open_plugin(path, where);
   const std::string lib_name = std::filesystem::path(path).filename().string();
   std::vector<Target> targets;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "harness/campaign/merge.h"
 #include "harness/campaign/plan.h"
 #include "harness/core/duration.h"
+#include "reports/json.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
 #include "tests/support/run_binary.h"
@@ -294,6 +296,28 @@ int processes_naming(const std::string& needle) {
   return n;
 }
 
+// After a kill: the campaign's units die with it (PR_SET_PDEATHSIG); none may write on after it.
+int units_left_after_kill(const std::string& dir) {
+  for (int i = 0; i < 200 && processes_naming(dir + "/units") > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return processes_naming(dir + "/units");
+}
+
+// Resumes the killed campaign to its end: every unit done, and the findings of the uninterrupted
+// run as a set, each written once.
+void resume_and_expect_findings(const std::string& killed,
+                                const std::multiset<std::string>& expected) {
+  const auto resumed = run_stabfuzz("campaign --resume --out " + killed);
+  ASSERT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  int done = 0, total = 0;
+  EXPECT_TRUE(all_done(killed, &done, &total));
+  const auto got = identities(killed);
+  for (const auto& id : got) EXPECT_EQ(got.count(id), 1u) << "written twice: " << id;
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()),
+            std::set<std::string>(expected.begin(), expected.end()));
+  EXPECT_EQ(got.size(), expected.size());
+}
+
 TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
   const std::string args =
       std::string("campaign --targets ") + kTargets + " --runs 120 --seed 5 --jobs 2 --quiet";
@@ -317,19 +341,89 @@ TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
   ASSERT_TRUE(WIFSIGNALED(status));
   ASSERT_FALSE(all_done(killed, &done, &total))
       << "the campaign finished before the kill; nothing was tested";
-  // Its units die with it (PR_SET_PDEATHSIG): none may write on after the kill.
-  for (int i = 0; i < 200 && processes_naming(killed + "/units") > 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(processes_naming(killed + "/units"), 0);
+  EXPECT_EQ(units_left_after_kill(killed), 0);
+  resume_and_expect_findings(killed, expected);
+}
 
-  const auto resumed = run_stabfuzz("campaign --resume --out " + killed);
-  ASSERT_EQ(resumed.code, 0) << resumed.out << resumed.err;
-  EXPECT_TRUE(all_done(killed, &done, &total));
-  const auto got = identities(killed);
-  for (const auto& id : got) EXPECT_EQ(got.count(id), 1u) << "written twice: " << id;
-  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()),
-            std::set<std::string>(expected.begin(), expected.end()));
-  EXPECT_EQ(got.size(), expected.size());
+// Killed with SIGKILL at 20 moments drawn from a seeded generator across the whole campaign (its
+// start, its units, its checkpoints, its reports), resumed after each: the final findings are those
+// of the uninterrupted run, as a set, each written once. (label slow: ci/test --full, ci/nightly)
+TEST(CampaignRun, KilledTwentyTimesAtRandomMomentsLosesAndRepeatsNothing) {
+  const std::string args =
+      std::string("campaign --targets ") + kTargets + " --runs 40 --seed 11 --jobs 2 --quiet";
+  const std::string whole = temp_dir("whole20"), killed = temp_dir("killed20");
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(run_stabfuzz(args + " --out " + whole).code, 0);
+  const double whole_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const auto expected = identities(whole);
+  ASSERT_GT(expected.size(), 5u);
+
+  // The moments: uniform over a third of the uninterrupted run, so that the 20 attempts spread over
+  // the whole campaign (a killed unit starts again on resume) rather than finishing it in three.
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<double> moment(0.0, whole_ms / 3);
+  int kills = 0, kills_unfinished = 0, finished_before_kill = 0, done = 0, total = 0;
+  for (int i = 0; i < 20; ++i) {
+    const bool first = !std::filesystem::exists(killed + "/campaign.json");
+    const bool unfinished = !all_done(killed, &done, &total);
+    const pid_t pid =
+        start_campaign(first ? args + " --out " + killed
+                             : std::string("campaign --resume --quiet --out ") + killed);
+    const auto at = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(static_cast<int64_t>(moment(rng) * 1000));
+    int status = 0;
+    pid_t w = 0;
+    while ((w = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < at)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (w == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ASSERT_TRUE(WIFSIGNALED(status));
+      ++kills;
+      kills_unfinished += unfinished;
+    } else {
+      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "attempt " << i;
+      ++finished_before_kill;  // it ended (or rewrote the finished campaign's reports) in time
+    }
+    ASSERT_EQ(units_left_after_kill(killed), 0) << "a unit outlived its campaign";
+  }
+  EXPECT_GE(kills_unfinished, 10) << kills << " kills, " << finished_before_kill << " runs ended";
+  resume_and_expect_findings(killed, expected);
+  all_done(killed, &done, &total);
+  // The summary counts what findings.jsonl holds.
+  const json::Value s = json::parse(testing::slurp(killed + "/summary.json"));
+  EXPECT_EQ(s.at("campaign").at("units").at("done").as_number(), total);
+  RecordProperty("kills", kills);
+  RecordProperty("kills_unfinished", kills_unfinished);
+  RecordProperty("finished_before_kill", finished_before_kill);
+}
+
+// Two campaigns on one output directory: the second refuses with one line naming the holder, fresh
+// or --resume; the lock dies with its holder (kill -9 leaves none behind).
+TEST(CampaignRun, SecondCampaignOnTheSameDirectoryIsRefused) {
+  const std::string dir = temp_dir("locked");
+  const std::string args =
+      std::string("campaign --targets ") + kTargets + " --runs 120 --seed 4 --jobs 1 --out " + dir;
+  const pid_t pid = start_campaign(args);
+  for (int i = 0; i < 2000 && !std::filesystem::exists(dir + "/campaign.json"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(std::filesystem::exists(dir + "/campaign.json"));
+  for (const std::string& second : {args, "campaign --resume --out " + dir}) {
+    const auto o = run_stabfuzz(second);
+    EXPECT_EQ(o.code, 2) << o.out << o.err;
+    EXPECT_EQ(testing::count_lines(o.err), 1) << o.err;
+    EXPECT_NE(
+        o.err.find(dir + " is in use by a running campaign (pid " + std::to_string(pid) + ")"),
+        std::string::npos)
+        << o.err;
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "the first campaign ended before the test";
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  const auto resumed = run_stabfuzz("campaign --resume --quiet --out " + dir);
+  EXPECT_EQ(resumed.code, 0) << resumed.err;
 }
 
 TEST(CampaignRun, InterruptedBySigintSaysHowToResume) {
@@ -341,13 +435,18 @@ TEST(CampaignRun, InterruptedBySigintSaysHowToResume) {
     all_done(dir, &done, &total);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  const auto sent = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count(), 2.0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
   const CampaignState s = load_state(dir);
   EXPECT_FALSE(s.finished);
+  // A valid summary of the units done so far.
+  const json::Value sum = json::parse(testing::slurp(dir + "/summary.json"));
+  EXPECT_GE(sum.at("campaign").at("units").at("done").as_number(), 1);
   EXPECT_EQ(run_stabfuzz("campaign --resume --quiet --out " + dir).code, 0);
   EXPECT_TRUE(load_state(dir).finished);
 }

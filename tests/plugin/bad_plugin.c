@@ -1,6 +1,27 @@
 /* Malformed plugins for the loader's refusals, one per BAD_* definition (tests/CMakeLists.txt). */
 #include "stabfuzz/plugin_abi.h"
 
+#if defined(BAD_INIT_CRASH) || defined(BAD_INIT_EXIT) || defined(BAD_INIT_STDOUT) || \
+    defined(BAD_INIT_HANG)
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+/* Misbehaves while being loaded (a static constructor, run by dlopen). */
+__attribute__((constructor)) static void misbehave_on_load(void) {
+#if defined(BAD_INIT_CRASH)
+  raise(SIGSEGV);
+#elif defined(BAD_INIT_EXIT)
+  exit(3);
+#elif defined(BAD_INIT_STDOUT)
+  printf("mylib 1.0 loaded\n");
+  fflush(stdout);
+#else
+  for (;;) pause();
+#endif
+}
+#endif
+
 #ifndef BAD_NO_ENTRY
 static int native(const stabfuzz_input* in, const stabfuzz_sink* sink) {
   (void)in;

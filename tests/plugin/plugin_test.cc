@@ -259,6 +259,11 @@ TEST_F(Plugin, MalformedPluginsAreRefusedWithOneLine) {
       {bad + "/family.so", "unknown family 'no_such_family'"},
       {bad + "/dtype.so", "bad dtype mask 0x30"},
       {bad + "/arity.so", "reads 2 input tensor(s), but softmax passes 1"},
+      // Misbehaving while loaded (a static constructor): the probe child takes the blow.
+      {bad + "/init_crash.so", "crashes while loading: signal 11"},
+      {bad + "/init_exit.so", "calls exit(3) while loading"},
+      {bad + "/init_stdout.so", "writes to stdout while loading (\"mylib 1.0 loaded\")"},
+      {bad + "/init_hang.so", "hangs while loading (not loaded within 10 s)"},
   };
   for (const auto& [lib, what] : cases) {
     const auto o = run_stabfuzz("--list --plugin " + lib);
@@ -266,6 +271,7 @@ TEST_F(Plugin, MalformedPluginsAreRefusedWithOneLine) {
     EXPECT_EQ(testing::count_lines(o.err), 1) << o.err;
     EXPECT_EQ(o.err.rfind("stabfuzz: error: plugin " + lib, 0), 0u) << o.err;
     EXPECT_NE(o.err.find(what), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << lib;  // nothing of the plugin's reached stdout
   }
   // The same plugin twice: its targets would be registered twice.
   const auto twice = run_stabfuzz("--list " + plugin() + " " + plugin());

@@ -10,11 +10,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "reports/findings.h"
+#include "reports/run_data.h"
 
 namespace stabfuzz {
 namespace {
@@ -67,7 +70,74 @@ TEST(Json, NestedRoundtripKeepsStructureAndOrder) {
 TEST(Json, BoundsNestingDepth) {
   const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
   EXPECT_NO_THROW(json::parse(nested(60)));
+  EXPECT_NO_THROW(json::parse(nested(65)));  // the top-level value and 64 levels below it
   EXPECT_THROW(json::parse(nested(100000)), ParseError);  // an error, not a stack overflow
+  EXPECT_THROW(json::parse(std::string(100000, '[')), ParseError);
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += R"({"a":)";
+  EXPECT_THROW(json::parse(objects + "1" + std::string(100000, '}')), ParseError);
+  try {
+    json::parse(nested(66));
+    ADD_FAILURE() << "66 levels parsed";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("nesting deeper than 64 levels"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Json, ParseErrorsSayWhatAndWhere) {
+  // One line for a bad file: what is wrong, and the 0-based byte offset where it was noticed.
+  const auto message = [](const std::string& text) {
+    try {
+      json::parse(text);
+    } catch (const ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string literal = message("[1, tru]");
+  EXPECT_NE(literal.find("invalid literal"), std::string::npos) << literal;
+  EXPECT_NE(literal.find("byte offset 7"), std::string::npos) << literal;
+  const std::string trailing = message("{} x");
+  EXPECT_NE(trailing.find("expected end of input"), std::string::npos) << trailing;
+  EXPECT_NE(trailing.find("byte offset 3"), std::string::npos) << trailing;
+  const std::string truncated = message(R"({"a": [1, 2)");
+  EXPECT_NE(truncated.find("byte offset 11"), std::string::npos) << truncated;
+  for (const std::string& m : {literal, trailing, truncated}) {
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.rfind("JSON", 0), 0u) << m;
+  }
+}
+
+TEST(Json, DuplicateKeysKeepTheFirstValue) {
+  const Value v = json::parse(R"({"a": 1, "b": 2, "a": 3})");
+  EXPECT_EQ(v.at("a").as_number(), 1.0);  // as the hand-written parser did
+  EXPECT_EQ(v.as_object().size(), 3u);
+  EXPECT_EQ(json::dump(v), R"({"a":1,"b":2})");  // written once, the value get() sees
+}
+
+TEST(Json, InvalidUtf8IsReplacedWhenWritingAndRejectedWhenReading) {
+  // A library's version string with odd bytes must not make a report throw.
+  const std::string odd = "v1.2\xff\xfe-\xc3";
+  std::string text;
+  ASSERT_NO_THROW(text = json::dump(Value(odd)));
+  EXPECT_EQ(text, "\"v1.2\xef\xbf\xbd\xef\xbf\xbd-\xef\xbf\xbd\"");  // U+FFFD each
+  EXPECT_EQ(json::parse(text).as_string(), "v1.2\xef\xbf\xbd\xef\xbf\xbd-\xef\xbf\xbd");
+  EXPECT_NO_THROW(json::dump(Object{{odd, Array{odd}}}, 2));  // keys and nested values too
+  EXPECT_THROW(json::parse("\"a\xff\""), ParseError);
+  EXPECT_THROW(json::parse("\"\xc3\""), ParseError);  // truncated sequence
+}
+
+TEST(Json, OutputShapes) {
+  Value v;
+  v.set("a", 1);
+  v.set("b", Array{true, "0x1.999999999999ap-4"});
+  v.set("c", Object{});
+  EXPECT_EQ(json::dump(v), R"({"a":1,"b":[true,"0x1.999999999999ap-4"],"c":{}})");
+  EXPECT_EQ(json::dump(v, 2),
+            "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    \"0x1.999999999999ap-4\"\n  ],\n"
+            "  \"c\": {}\n}");
+  EXPECT_EQ(json::dump(Array{}, 2), "[]");
 }
 
 TEST(Json, SetReplacesExistingKeys) {
@@ -110,11 +180,46 @@ TEST(Json, IntegersAreWrittenWithoutDecimals) {
 }
 
 TEST(Json, DoublesRoundtripExactly) {
-  for (double d : {0.1, 1.0 / 3, -2.0 / 7, 1e-300, 5e-324, std::numeric_limits<double>::max(),
-                   1e15 + 0.5, 1e16, 1e300, 123456789.123456789, -0.0}) {
+  using lim = std::numeric_limits<double>;
+  for (double d : {0.1,
+                   1.0 / 3,
+                   -2.0 / 7,
+                   1e-300,
+                   -1e-300,
+                   5e-324,
+                   -5e-324,
+                   lim::denorm_min(),
+                   lim::min(),
+                   0x1.fffffffffffffp-1023,
+                   lim::max(),
+                   -lim::max(),
+                   1e15 + 0.5,
+                   1e15 - 1,
+                   1e15,
+                   1e16,
+                   1e300,
+                   123456789.123456789,
+                   -0.0,
+                   0.0,
+                   0x1p53,
+                   0x1p53 + 2,
+                   0x1p60,
+                   0x1p63,
+                   0x1p64,
+                   -0x1p63,
+                   18446744073709551616.0 * 3,
+                   lim::epsilon(),
+                   1 + lim::epsilon()}) {
     const double back = json::parse(json::dump(Value(d))).as_number();
     EXPECT_TRUE(same_bits(back, d)) << json::dump(Value(d));
   }
+  // Shortest text that reads back exactly; -0.0 keeps its sign.
+  EXPECT_EQ(json::dump(Value(0.1)), "0.1");
+  EXPECT_EQ(json::dump(Value(-0.0)), "-0.0");
+  EXPECT_EQ(json::parse("9007199254740993").as_number(), 0x1p53);  // 2^53 + 1 rounds to even
+  EXPECT_EQ(json::parse("18446744073709551615").as_number(), 0x1p64);
+  EXPECT_EQ(json::parse("-9223372036854775808").as_number(), -0x1p63);
+  EXPECT_THROW(json::parse("1e400"), ParseError);  // would be inf: not a JSON number
 }
 
 // Raw bit patterns: size-scaled (tiny magnitudes, subnormals) or full width (any exponent, sign).
@@ -248,6 +353,81 @@ TEST(FindingsWriter, AppendsOneParseableLinePerFinding) {
 
 TEST(FindingsWriter, UnwritablePathThrows) {
   EXPECT_ANY_THROW(reports::FindingsWriter("/nonexistent-dir/sub/findings.jsonl"));
+}
+
+// Every field the reports read from a run, one per line, doubles as exact hex floats.
+std::string fields_text(const reports::RunData& run) {
+  std::ostringstream os;
+  const auto hex = [](double d) { return reports::hex_float(d); };
+  os << "run target=" << run.target << " seed=" << run.seed << " seconds=" << hex(run.seconds)
+     << " problems=" << run.problems.size() << "\n";
+  for (const auto& r : run.results) {
+    os << "result " << r.family << " " << r.impl << " " << r.impl_kind << " " << r.dtype
+       << " inputs=" << r.inputs << " failing=" << r.failing_inputs << " findings=" << r.findings
+       << " undecidable=" << r.undecidable << " oracle=" << r.oracle_detections
+       << " cestac=" << r.cestac_detections << " max_ulp=" << hex(r.max_ulp)
+       << " eot=" << hex(r.max_error_over_tolerance)
+       << " min_digits=" << (r.min_digits ? hex(*r.min_digits) : "-")
+       << " seconds=" << hex(r.seconds) << " failed=" << r.failed() << " kinds=";
+    for (const auto& [k, n] : r.failing_by_kind) os << k << ":" << n << ",";
+    os << " bb=" << r.has_blackbox << " " << (r.bb_min_digits ? hex(*r.bb_min_digits) : "-") << " "
+       << r.bb_sensitive_inputs << " " << r.bb_nondeterministic_inputs << "\n";
+  }
+  for (const auto& f : run.findings) {
+    os << "finding " << f.line << " " << f.target << " " << f.impl << " " << f.impl_kind << " "
+       << f.kind << " " << f.kind_detail << " " << f.dtype << " " << f.regime << " " << f.severity
+       << " " << f.engine << " replay=" << f.replay << " detectors=";
+    for (const auto& d : f.detectors) os << d << ",";
+    os << " seed=" << f.seed << " case=" << f.case_index << " max_ulp=" << hex(f.max_ulp)
+       << " eot=" << hex(f.error_over_tolerance) << " tol=" << hex(f.tolerance_ulps)
+       << " cond=" << hex(f.cond) << " max_cond=" << hex(f.max_cond) << " worst=" << f.worst_index
+       << " computed=" << f.computed << " exact=" << f.exact << " " << hex(f.computed_dec) << " "
+       << hex(f.exact_dec) << " nonfinite=" << f.nonfinite << " undecidable=" << f.undecidable
+       << " cestac=" << f.has_cestac << " " << hex(f.digits) << " " << hex(f.expected_digits) << " "
+       << hex(f.min_digits) << " " << f.self_validation << " n=" << f.n << " " << f.original_n
+       << " " << f.shrink_steps << " magnitude=" << hex(f.magnitude) << " plants=" << f.plants
+       << " fails_where=" << f.fails_where << " fix=" << f.suggested_fix << " failure=" << f.failure
+       << " " << f.failure_detail << " instabilities=";
+    for (const auto& s : f.instabilities) os << s.kind << "@" << s.site << "x" << s.count << ",";
+    os << " input=";
+    for (double x : f.input) os << hex(x) << ",";
+    os << "\n";
+  }
+  return os.str();
+}
+
+// tests/reports/data/old-run (a softmax run: reference and injected targets, 12 findings.jsonl
+// lines) and old-run-library (a blas run: summary.json's "blackbox" rows): files written by
+// stabfuzz before JSON went through nlohmann-json (the hand-written writer: "%.17g" numbers,
+// integers without decimals), and fields.txt, the fields the reports read from them with the
+// hand-written parser.
+TEST(OldRunFiles, ReadBackIntoTheSameFields) {
+  for (const char* name : {"old-run", "old-run-library"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = std::string(STABFUZZ_SOURCE_DIR) + "/tests/reports/data/" + name;
+    const reports::RunData run = reports::load_run(dir);
+    EXPECT_TRUE(run.problems.empty()) << run.problems.front();
+    EXPECT_FALSE(run.results.empty());
+    const std::string got = fields_text(run);
+    std::ifstream in(dir + "/fields.txt");
+    const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (got != want) {
+      const std::string path = testing::TempDir() + name + "-fields.txt";
+      std::ofstream(path) << got;
+      ADD_FAILURE() << "fields differ from " << dir << "/fields.txt; these are in " << path;
+    }
+    // Each line, written again by the current writer, reads back into the same fields.
+    std::istringstream lines(reports::read_text(dir + "/findings.jsonl"));
+    size_t i = 0;
+    for (std::string line; std::getline(lines, line); ++i) {
+      const json::Value v = json::parse(line);
+      reports::RunData one, again;
+      one.findings.push_back(reports::parse_finding(v));
+      again.findings.push_back(reports::parse_finding(json::parse(json::dump(v))));
+      EXPECT_EQ(fields_text(again), fields_text(one)) << line;
+    }
+    EXPECT_EQ(i, run.findings.size());
+  }
 }
 
 }  // namespace

@@ -26,9 +26,19 @@ FindingsWriter::~FindingsWriter() {
 
 void FindingsWriter::append(const json::Value& finding) {
   const std::string line = json::dump(finding) + "\n";
-  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)
-    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
-  ::fsync(::fileno(f_));
+  const int fd = ::fileno(f_);
+  const off_t before = ::lseek(fd, 0, SEEK_END);  // "a": every write lands at the end
+  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0) {
+    // A full disk (or a file-size limit): the line may be half written. Cut it off, so the file
+    // holds whole findings only, and stop with one line (exit 2); the findings before it stay.
+    const int err = errno;
+    if (before >= 0 && ::ftruncate(fd, before) != 0) {
+    }
+    std::clearerr(f_);
+    throw InputError("cannot write " + path_ + ": " + std::strerror(err) +
+                     " (the findings written before are kept)");
+  }
+  ::fsync(fd);
 }
 
 std::string read_text(const std::string& path) {
@@ -58,16 +68,27 @@ std::string move_previous_run(const std::string& dir) {
   return prev;
 }
 
-void write_json_atomically(const std::string& path, const json::Value& v) {
+void write_text_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw InputError("cannot write " + tmp + ": " + std::strerror(errno));
-    out << json::dump(v, 2) << "\n";
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw InputError("cannot write " + tmp + ": " + std::strerror(errno));
+  const bool written =
+      std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int err = errno;
+  if (std::fclose(f) != 0 || !written) {
+    // A full disk: the old file (if any) stays whole, the temporary one goes.
+    std::remove(tmp.c_str());
+    throw InputError("cannot write " + path + ": " + std::strerror(written ? errno : err));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename " + tmp + ": " + std::strerror(errno));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_err = errno;
+    std::remove(tmp.c_str());
+    throw InputError("cannot rename " + tmp + " to " + path + ": " + std::strerror(rename_err));
+  }
+}
+
+void write_json_atomically(const std::string& path, const json::Value& v) {
+  write_text_atomically(path, json::dump(v, 2) + "\n");
 }
 
 std::string hex_float(double v) {

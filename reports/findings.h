@@ -33,7 +33,11 @@ std::string move_previous_run(const std::string& dir);
 // A whole file's contents, "" when it is missing or unreadable (callers treat both as absent).
 std::string read_text(const std::string& path);
 
-// Writes pretty JSON through a temporary file and rename(): readers never see half a file.
+// Writes text through a temporary file and rename(): readers never see half a file. A
+// failed write (a full disk) leaves the old file whole, removes the temporary one and throws
+// InputError "cannot write PATH: ...".
+void write_text_atomically(const std::string& path, const std::string& text);
+// The same for pretty JSON.
 void write_json_atomically(const std::string& path, const json::Value& v);
 
 // Exact text for a double: C99 hex float ("0x1.8p+1"), plus "inf", "-inf", "nan".

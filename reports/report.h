@@ -17,7 +17,4 @@ std::vector<std::string> write_reports(const RunData& run, const std::string& di
 // Returns the paths written. Throws InputError when DIR is not a run directory.
 std::vector<std::string> write_reports(const std::string& dir, std::ostream& log);
 
-// Writes text through a temporary file and rename(): readers never see half a file.
-void write_text_atomically(const std::string& path, const std::string& text);
-
 }  // namespace stabfuzz::reports

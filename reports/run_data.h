@@ -41,8 +41,8 @@ struct Finding {
   std::vector<double> input;                       // every input value, all arguments joined
   double magnitude = 0;                            // max |x| over the finite input values
   std::string plants, fails_where, suggested_fix;  // injected targets only
-  // Isolated targets: "crash", "timeout" or "exception" when the call left no output to judge
-  // (then the numerical fields stay 0), and how it ended ("signal SIGSEGV (...)").
+  // Isolated targets: "crash", "timeout", "exception" or "stdout" when the call left no output to
+  // judge (then the numerical fields stay 0), and how it ended ("signal SIGSEGV (...)").
   std::string failure, failure_detail;
 
   double digits_lost() const;  // expected - digits, >= 0; 0 without CESTAC

@@ -4,7 +4,6 @@
 #include "harness/campaign/campaign.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,6 +25,7 @@
 #include <thread>
 
 #include "harness/campaign/campaign_state.h"
+#include "harness/campaign/dir_lock.h"
 #include "harness/campaign/merge.h"
 #include "harness/campaign/status_line.h"
 #include "harness/core/duration.h"
@@ -36,54 +36,20 @@
 namespace stabfuzz::campaign {
 namespace {
 
+// The last non-empty line of a text.
+std::string last_line(const std::string& text) {
+  std::string last;
+  std::stringstream ss(text);
+  for (std::string line; std::getline(ss, line);)
+    if (!line.empty()) last = line;
+  return last;
+}
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) { g_interrupted = 1; }
-
-// The output directory's lock: <out>/campaign.lock, held (flock) for the campaign's life, so that a
-// second campaign or --resume on the same directory refuses instead of interleaving its units and
-// checkpoints with the first. The kernel drops the lock when the process dies, kill -9 included,
-// so a killed campaign never leaves a stale lock behind; the file keeps the holder's pid only to
-// name it in the error.
-class DirLock {
- public:
-  explicit DirLock(const std::string& dir) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError("cannot create directory " + dir + ": " + ec.message());
-    const std::string path = dir + "/campaign.lock";
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int err = errno;
-      char buf[32] = {};
-      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
-      std::string holder(buf, n > 0 ? static_cast<size_t>(n) : 0);
-      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-      ::close(fd_);
-      fd_ = -1;
-      if (err == EWOULDBLOCK)
-        throw InputError(dir + " is in use by a running campaign" +
-                         (holder.empty() ? std::string() : " (pid " + holder + ")") +
-                         "; wait for it to end, or give another --out");
-      throw InputError("cannot lock " + path + ": " + std::strerror(err));
-    }
-    const std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
-      // the pid only names the holder in another campaign's error: the lock holds without it
-    }
-  }
-  ~DirLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing drops the lock
-  }
-  DirLock(const DirLock&) = delete;
-  DirLock& operator=(const DirLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 struct Running {
   pid_t pid = 0;
@@ -123,8 +89,9 @@ class Campaign {
   void print_banner();
   bool start_pending_units();  // true while units of the current round wait for a worker
   void reap_units();
-  int stop_interrupted();  // kills the running units, saves, writes summary.json, says how to
-                           // resume; 130
+  void run_rounds(bool& more_rounds);
+  void stop_units();       // kills and reaps the running units; they are pending again
+  int stop_interrupted();  // stop_units(), saves, writes summary.json, says how to resume; 130
   int finish();
 
   const Registry& reg_;
@@ -418,6 +385,13 @@ void Campaign::finish_unit(const Running& r, int status) {
   UnitRecord& u = state_.rounds[r.round].units[r.unit];
   u.seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
   const std::string dir = o_.out_dir + "/" + u.dir;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+    // The unit could not write its outputs (a full disk): the campaign stops with that line and
+    // the unit, still running in the checkpoint, runs again on --resume.
+    const std::string last = last_line(reports::read_text(dir + "/log.txt"));
+    const std::string prefix = "stabfuzz: error: ";
+    if (last.rfind(prefix + "cannot write ", 0) == 0) throw InputError(last.substr(prefix.size()));
+  }
   // Whatever the unit found before it ended is kept, even when it crashed.
   int64_t found = 0, added = 0;
   for (const auto& f : read_findings(dir + "/findings.jsonl", nullptr)) {
@@ -444,10 +418,7 @@ void Campaign::finish_unit(const Running& r, int status) {
   } else {
     u.status = "error";
     u.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::string text = reports::read_text(dir + "/log.txt"), last;
-    std::stringstream ss(text);
-    for (std::string line; std::getline(ss, line);)
-      if (!line.empty()) last = line;
+    const std::string last = last_line(reports::read_text(dir + "/log.txt"));
     u.problem = last;
     status_.clear();
     progress_ << "stabfuzz campaign: unit " << u.dir << " (" << items_[u.item].impl << ", "
@@ -549,7 +520,7 @@ void Campaign::reap_units() {
   }
 }
 
-int Campaign::stop_interrupted() {
+void Campaign::stop_units() {
   for (auto& r : running_) ::kill(r.pid, SIGKILL);
   for (auto& r : running_) {
     int st = 0;
@@ -558,6 +529,10 @@ int Campaign::stop_interrupted() {
     state_.rounds[r.round].units[r.unit].status = "pending";
   }
   running_.clear();
+}
+
+int Campaign::stop_interrupted() {
+  stop_units();
   save();
   writer_.reset();  // flushed and closed: findings.jsonl ends with a whole line
   // A summary of what is done so far: the units not run show as not covered until --resume.
@@ -567,6 +542,25 @@ int Campaign::stop_interrupted() {
             << o_.out_dir << "/findings.jsonl; continue with: stabfuzz campaign --resume --out "
             << shell_word(o_.out_dir) << std::endl;
   return 130;
+}
+
+// The rounds, until the campaign is finished, out of budget or interrupted.
+void Campaign::run_rounds(bool& more_rounds) {
+  while (!state_.finished) {
+    if (g_interrupted) break;
+    const bool pending = start_pending_units();  // while workers are free
+    if (running_.empty() && !pending) {
+      if (more_rounds && (o_.runs > 0 || time_left() > kMinSliceS + 0.5))
+        more_rounds = plan_next_round();
+      else
+        more_rounds = false;
+      if (!more_rounds) break;
+      continue;
+    }
+    reap_units();  // finished units; kill those past their guard
+    print_progress(false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 int Campaign::run() {
@@ -585,20 +579,16 @@ int Campaign::run() {
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
   bool more_rounds = !state_.finished;
-  while (!state_.finished) {
-    if (g_interrupted) break;
-    const bool pending = start_pending_units();  // while workers are free
-    if (running_.empty() && !pending) {
-      if (more_rounds && (o_.runs > 0 || time_left() > kMinSliceS + 0.5))
-        more_rounds = plan_next_round();
-      else
-        more_rounds = false;
-      if (!more_rounds) break;
-      continue;
-    }
-    reap_units();  // finished units; kill those past their guard
-    print_progress(false);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  try {
+    run_rounds(more_rounds);
+  } catch (const InputError&) {
+    // A write that failed (a full disk): no unit goes on writing. The checkpoint on disk is the
+    // last one saved, where the units not merged are pending or running: --resume runs them again
+    // once there is room, and findings already in findings.jsonl are not written twice.
+    stop_units();
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+    throw;
   }
   if (g_interrupted) {
     const int code = stop_interrupted();

@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -31,6 +32,8 @@ std::string_view failure_name(Failure f) {
       return "timeout";
     case Failure::exception:
       return "exception";
+    case Failure::stdout_write:
+      return "stdout";
   }
   return "?";
 }
@@ -220,12 +223,44 @@ std::string serve_one(const Target& t, const std::string& msg) {
   return w.buf;
 }
 
+// What the call wrote on stdout (an in-memory file in the child): the first bytes, then emptied.
+// The bytes are also copied to stderr, where the user sees them as before.
+std::string take_stdout(int mem) {
+  std::fflush(stdout);
+  std::cout.flush();
+  const off_t size = ::lseek(STDOUT_FILENO, 0, SEEK_CUR);
+  if (size <= 0) return {};
+  std::string head(static_cast<size_t>(std::min<off_t>(size, 4096)), '\0');
+  const ssize_t got = ::pread(mem, head.data(), head.size(), 0);
+  head.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  if (!head.empty() && ::write(STDERR_FILENO, head.data(), head.size()) < 0) {
+  }
+  if (::ftruncate(mem, 0) != 0 || ::lseek(STDOUT_FILENO, 0, SEEK_SET) != 0) {
+  }
+  std::string shown;
+  for (char c : head.substr(0, 60)) shown += (c >= 0x20 && c < 0x7f) ? c : '.';
+  return "wrote " + std::to_string(size) + " bytes to stdout: \"" + shown +
+         (size > 60 ? "...\"" : "\"");
+}
+
 [[noreturn]] void child_main(const Target& t, int fd) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);    // never outlive stabfuzz (a hung child would)
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the target's prints must not mix into stdout's report
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive stabfuzz (a hung child would)
+  // The target's stdout goes to an in-memory file: stdout is the run's report, and a library that
+  // writes there is a finding (kind crash, failure "stdout"), not a line in the report.
+  const int mem = ::memfd_create("stabfuzz-child-stdout", MFD_CLOEXEC);
+  ::dup2(mem >= 0 ? mem : STDERR_FILENO, STDOUT_FILENO);
   std::string msg;
-  while (read_msg(fd, msg, false, {}) == Read::ok)
-    if (!send_all(fd, serve_one(t, msg))) break;
+  while (read_msg(fd, msg, false, {}) == Read::ok) {
+    std::string reply = serve_one(t, msg);
+    if (mem >= 0)
+      if (std::string wrote = take_stdout(mem); !wrote.empty()) {
+        Writer w;
+        w.put<uint8_t>(2);
+        w.put_str(wrote);
+        reply = std::move(w.buf);
+      }
+    if (!send_all(fd, reply)) break;
+  }
   ::_exit(0);  // no atexit handlers, no flush of the parent's buffers
 }
 
@@ -316,8 +351,8 @@ Attempt Isolator::run(const Input& in, const CestacRequest* req) {
     return a;
   }
   Reader rd{reply};
-  if (rd.get<uint8_t>() != 0) {
-    a.failure = Failure::exception;
+  if (const auto status = rd.get<uint8_t>(); status != 0) {
+    a.failure = status == 2 ? Failure::stdout_write : Failure::exception;
     a.detail = rd.get_str();
     return a;
   }
@@ -348,6 +383,7 @@ FindingKind Outcome::kind() const {
       return FindingKind::hang;
     case Failure::crash:
     case Failure::exception:
+    case Failure::stdout_write:
       return FindingKind::crash;
   }
   return FindingKind::crash;

@@ -20,8 +20,9 @@
 namespace stabfuzz::campaign {
 
 // How a call ended when it produced no result.
-enum class Failure { none, crash, timeout, exception };
-std::string_view failure_name(Failure f);  // "crash", "timeout", "exception"
+// stdout_write: the call answered but wrote on stdout, which belongs to stabfuzz's report.
+enum class Failure { none, crash, timeout, exception, stdout_write };
+std::string_view failure_name(Failure f);  // "crash", "timeout", "exception", "stdout"
 
 struct Attempt {
   Failure failure = Failure::none;
@@ -61,7 +62,8 @@ struct Outcome {
   Failure failure = Failure::none;
   std::string detail;
   bool finding() const { return failure != Failure::none || verdict.finding(); }
-  // crash for a crash or an exception, hang for a timeout, else the verdict's kind.
+  // crash for a crash, an exception or output on stdout, hang for a timeout, else the verdict's
+  // kind.
   FindingKind kind() const;
 };
 

@@ -237,9 +237,9 @@ class PairRun {
     if (o.finding()) ++r_.failing_by_kind[static_cast<size_t>(o.kind())];
     if (o.failure != Failure::none) {  // nothing to judge: the input itself is the finding
       ++r_.failing_inputs;
-      ++(o.failure == Failure::crash     ? r_.crashes
-         : o.failure == Failure::timeout ? r_.timeouts
-                                         : r_.exceptions);
+      ++(o.failure == Failure::timeout     ? r_.timeouts
+         : o.failure == Failure::exception ? r_.exceptions
+                                           : r_.crashes);  // a signal, an exit, output on stdout
       if (r_.findings >= opts_.max_findings) return;
       rec_.finding(failure_json(fam_, t_, key, regime, in, o, opts_));
       ++r_.findings;

@@ -30,6 +30,7 @@ struct ImplResult {
   int64_t oracle_detections = 0;
   int64_t cestac_detections = 0;
   int64_t crashes = 0;     // isolated targets: inputs that killed the child (a signal, an exit)
+                           // or on which the target wrote on stdout
   int64_t timeouts = 0;    // ... that ran past --timeout-ms
   int64_t exceptions = 0;  // ... on which the target threw instead of answering
   double max_ulp = 0;

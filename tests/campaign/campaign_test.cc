@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -343,6 +345,52 @@ TEST(CampaignRun, KilledWithSigkillAndResumedFindsEveryFindingOnce) {
       << "the campaign finished before the kill; nothing was tested";
   EXPECT_EQ(units_left_after_kill(killed), 0);
   resume_and_expect_findings(killed, expected);
+}
+
+// A full disk in the middle of a campaign (a file-size limit standing in for it: writes fail the
+// same way, with EFBIG): one error line and exit 2, findings.jsonl holds whole findings only, and
+// once there is room again --resume ends with the uninterrupted run's findings, each once.
+TEST(CampaignRun, DiskFullStopsWithOneLineAndResumesLosingNothing) {
+  const std::string args =
+      std::string("campaign --targets ") + kTargets + " --runs 120 --seed 5 --jobs 2 --quiet";
+  const std::string whole = temp_dir("whole");
+  ASSERT_EQ(run_stabfuzz(args + " --out " + whole).code, 0);
+  const auto expected = identities(whole);
+  const auto size = std::filesystem::file_size(whole + "/findings.jsonl");
+  std::uintmax_t unit_max = 0;  // the largest findings.jsonl a unit writes
+  for (const auto& e : std::filesystem::directory_iterator(whole + "/units"))
+    if (std::filesystem::exists(e.path() / "findings.jsonl"))
+      unit_max = std::max(unit_max, std::filesystem::file_size(e.path() / "findings.jsonl"));
+  ASSERT_LT(unit_max, size);
+
+  // Room for a third of the findings: a unit's write fails first. Room for every unit's file but
+  // not the campaign's: the campaign's own write fails.
+  for (const auto& [limit, file] :
+       {std::pair{size / 3, std::string("/units/")}, {(unit_max + size) / 2, "/findings.jsonl"}}) {
+    SCOPED_TRACE("limit " + std::to_string(limit));
+    const std::string full = temp_dir("full");
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit small = saved;
+    small.rlim_cur = limit;
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // ignored stays ignored across exec
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    const auto o = run_stabfuzz(args + " --out " + full);
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_EQ(testing::count_lines(o.err), 1) << o.err;
+    EXPECT_EQ(o.err.rfind("stabfuzz: error: cannot write " + full + file, 0), 0u) << o.err;
+    EXPECT_NE(o.err.find(": File too large (the findings written before are kept)"),
+              std::string::npos)
+        << o.err;
+    const std::string kept = testing::slurp(full + "/findings.jsonl");
+    if (!kept.empty()) EXPECT_EQ(kept.back(), '\n');  // whole findings only
+    EXPECT_LT(identities(full).size(), expected.size());
+    EXPECT_EQ(units_left_after_kill(full), 0);
+    resume_and_expect_findings(full, expected);
+  }
 }
 
 // Killed with SIGKILL at 20 moments drawn from a seeded generator across the whole campaign (its

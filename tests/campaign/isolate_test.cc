@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -33,7 +35,8 @@ Input row(std::vector<double> v) {
   return in;
 }
 
-// A target that misbehaves on chosen first values: 1 crashes, 2 hangs, 3 throws, else copies.
+// A target that misbehaves on chosen first values: 1 crashes, 2 hangs, 3 throws, 4 calls exit(),
+// 5 writes on stdout (through stdio and std::cout), else copies.
 Target misbehaving() {
   Target t;
   t.id = "softmax/test/misbehaving";
@@ -46,6 +49,11 @@ Target misbehaving() {
     if (first == 2)
       for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (first == 3) throw std::runtime_error("refused");
+    if (first == 4) std::exit(3);
+    if (first == 5) {
+      std::printf("debug: first=%g\n", first);
+      std::cout << "and more" << std::endl;
+    }
     return in.args[0].values;
   };
   return t;
@@ -77,10 +85,25 @@ TEST(Isolate, CrashTimeoutAndExceptionAreOutcomesAndTheServerRestarts) {
   EXPECT_EQ(a.failure, campaign::Failure::exception);
   EXPECT_EQ(a.detail, "refused");
 
-  a = iso.run(row({4, 5}), nullptr);  // a fresh child after the crash and the timeout
+  a = iso.run(row({6, 5}), nullptr);  // a fresh child after the crash and the timeout
   EXPECT_EQ(a.failure, campaign::Failure::none);
-  EXPECT_EQ(a.native, (std::vector<double>{4, 5}));
+  EXPECT_EQ(a.native, (std::vector<double>{6, 5}));
   EXPECT_EQ(iso.restarts(), 2);
+
+  a = iso.run(row({4, 0}), nullptr);  // exit() in the call: the child ended, a crash
+  EXPECT_EQ(a.failure, campaign::Failure::crash);
+  EXPECT_EQ(a.detail, "exited with status 3");
+
+  // Output on stdout: a finding of its own, the bytes named; the child lives on, the next call's
+  // stdout starts empty.
+  a = iso.run(row({5, 0}), nullptr);
+  EXPECT_EQ(a.failure, campaign::Failure::stdout_write);
+  EXPECT_EQ(a.detail, "wrote 24 bytes to stdout: \"debug: first=5.and more.\"");
+  EXPECT_EQ(campaign::failure_name(a.failure), "stdout");
+  a = iso.run(row({6, 7}), nullptr);
+  EXPECT_EQ(a.failure, campaign::Failure::none);
+  EXPECT_EQ(a.native, (std::vector<double>{6, 7}));
+  EXPECT_EQ(iso.restarts(), 3);
 }
 
 // The CESTAC run in the child comes back whole: outputs, digits and the instability log with its
@@ -113,18 +136,21 @@ TEST(Isolate, CestacRunsInTheChildComeBackIdentical) {
   EXPECT_EQ(o.verdict.max_ulp, pipeline::evaluate(*f, *naive, in, req).max_ulp);
 }
 
-// The run loop: crash and timeout findings in findings.jsonl, the campaign completes.
+// The run loop: crash, exit, stdout and timeout findings in findings.jsonl, the campaign completes.
 TEST(Isolate, TheRunLoopRecordsFailuresAndGoesOn) {
   Registry reg;
   Family f = families::softmax_family();
   f.targets.resize(1);
   Target t = misbehaving();
-  // Misbehaves on long rows only: crash above 2000 values, hang between 1000 and 2000.
+  // Misbehaves on long rows: crash above 2000 values, hang between 1000 and 2000; on some shorter
+  // rows it calls exit() or writes on stdout.
   t.native = [](const Input& in) {
     const size_t n = in.args.at(0).values.size();
     if (n > 2000) std::raise(SIGSEGV);
     if (n > 1000)
       for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (n % 4 == 1) std::exit(0);
+    if (n % 4 == 2) std::puts("row");
     const Family* fam = default_registry().find_family("softmax");
     return fam->targets.front().native(in);
   };
@@ -154,16 +180,21 @@ TEST(Isolate, TheRunLoopRecordsFailuresAndGoesOn) {
   EXPECT_EQ(res.exit_code, 1);
   const reports::RunData run = reports::load_run(o.out_dir);
   EXPECT_TRUE(run.problems.empty());
-  int crashes = 0, timeouts = 0;
+  int crashes = 0, timeouts = 0, exits = 0, prints = 0;
   for (const auto& fd : run.findings) {
-    crashes += fd.failure == "crash";
+    crashes += fd.failure == "crash" || fd.failure == "stdout";
     timeouts += fd.failure == "timeout";
+    exits += fd.failure_detail == "exited with status 0";
+    prints += fd.failure == "stdout";
+    if (fd.failure == "stdout") EXPECT_EQ(fd.failure_detail, "wrote 4 bytes to stdout: \"row.\"");
     EXPECT_FALSE(fd.input.empty());
     EXPECT_EQ(fd.replay, "replay case " + std::to_string(fd.case_index));
     EXPECT_EQ(fd.detectors, std::vector<std::string>{fd.failure});
   }
   EXPECT_EQ(crashes, r.crashes);
   EXPECT_EQ(timeouts, r.timeouts);
+  EXPECT_GT(exits, 0);
+  EXPECT_GT(prints, 0);
   const std::string md = testing::slurp(o.out_dir + "/report.md");
   EXPECT_NE(md.find("**crash**"), std::string::npos);
   EXPECT_NE(md.find("**timeout**: no result within 200 ms"), std::string::npos);

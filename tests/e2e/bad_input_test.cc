@@ -3,7 +3,9 @@
 // elsewhere (plugins: plugin_test; a second campaign on one directory: campaign_test) are not
 // repeated here.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -108,6 +110,41 @@ TEST_F(BadInput, UnknownTarget) {
 TEST_F(BadInput, OutputDirectoryUncreatable) {
   expect_error_line("--target softmax --runs 1 --out /proc/stabfuzz/out",
                     "cannot create directory /proc/stabfuzz");
+}
+
+// A full disk while findings are written. The test cannot fill a disk, so it gives stabfuzz a
+// file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored): its writes then fail as on a full disk, with
+// EFBIG instead of ENOSPC, through the same code. The run stops with one line and exit 2, and
+// findings.jsonl keeps every whole finding written before, no half line.
+TEST_F(BadInput, OutputDiskFull) {
+  const std::string args = " --target softmax/injected/no_max_subtract --runs 60 --seed 1 --out ";
+  const auto full = run_stabfuzz(args + dir_ + "/whole");
+  ASSERT_EQ(full.code, 0) << full.err;  // an injected target that is detected passes
+  const std::string all = testing::slurp(dir_ + "/whole/findings.jsonl");
+  ASSERT_GT(testing::count_lines(all), 3) << all;
+
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit small = saved;
+  small.rlim_cur = all.size() / 2;                         // room for some of the findings, not all
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // ignored stays ignored across exec
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto o = run_stabfuzz(args + dir_ + "/cut");
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+
+  // Progress lines on stderr, then the one error line, last.
+  EXPECT_EQ(o.code, 2) << o.err;
+  const std::string line = "stabfuzz: error: cannot write " + dir_ +
+                           "/cut/findings.jsonl: File too large (the findings written before are "
+                           "kept)\n";
+  EXPECT_EQ(o.err.find("error"), o.err.size() - line.size() + 10) << o.err;
+  EXPECT_EQ(o.err.substr(o.err.size() - std::min(o.err.size(), line.size())), line) << o.err;
+  const std::string kept = testing::slurp(dir_ + "/cut/findings.jsonl");
+  EXPECT_GT(testing::count_lines(kept), 0);
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.back(), '\n');
+  EXPECT_EQ(all.compare(0, kept.size(), kept), 0) << "the kept findings are the run's first ones";
 }
 
 TEST_F(BadInput, CheckpointTruncatedOrGarbage) {

@@ -100,7 +100,8 @@ const std::vector<KnownPattern>& known_patterns() {
        "one-pass variance; statistics in f16",
        "Welford, statistics in f32, clamp var >= 0",
        "rows shifted by a large mean (x + 2000)",
-       "pytorch#66707"},
+       "pytorch#66707",
+       "two-pass or Welford statistics, clamp var >= 0"},
       {{"batch_norm"},
        {"cancellation", "unstable_function", "invalid_operation"},
        true,
@@ -114,7 +115,9 @@ const std::vector<KnownPattern>& known_patterns() {
        "var + eps with eps = 1e-12 in f16",
        "eps >= 1e-3 in f16, or statistics in f32",
        "eps rounds to 0: rsqrt(0)",
-       "tensorflow#24979"},
+       "tensorflow#24979",
+       "",
+       true},
       {{"l2_norm", "rms_norm", "cosine_similarity"},
        {"overflow", "underflow", "nonfinite_divergence"},
        true,
@@ -135,43 +138,54 @@ const std::vector<KnownPattern>& known_patterns() {
        "m / (sqrt(v) + 1e-8) in f16",
        "eps >= 1e-4, or an f32 denominator",
        "eps rounds to 0; a zero gradient gives 0/0",
-       "optax#1754"},
+       "optax#1754",
+       "",
+       true},
       {{"sum", "mean", "cumsum"},
        {},
        false,
        "an f16 or sequential accumulator",
        "accumulate in f32 (or wider) in pairwise order",
        "sum > 65504: inf; 2048 + 1 = 2048 in f16",
-       "pytorch#59489, #44350"},
+       "pytorch#59489, #44350",
+       "pairwise or compensated (Kahan) summation; f32 data: an f64 accumulator"},
       {{"gelu_tanh"},
        {"overflow", "cancellation", "nonfinite_divergence"},
        true,
        "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in f16",
        "compute in f32; the x sigmoid(2u) form",
        "x^3 overflows in f16; x < -4 cancels",
-       "fairseq#2235"},
+       "fairseq#2235",
+       "the x sigmoid(2u) form; guard x^3 against overflow"},
       {{"attention"},
        {"overflow", "nonfinite_divergence", "invalid_operation"},
        true,
        "(Q K^T) scale in f16",
        "(Q scale) K^T, softmax in f32, online softmax",
        "Q K^T > 65504",
-       "flash-attention#613"},
+       "flash-attention#613",
+       "(Q scale) K^T, a max-subtracted (online) softmax"},
       {{"gemm", "dot"},
        {},
        false,
        "partial sums rounded to f16 or TF32 (split-K, reduced mantissa)",
        "full-precision f32 accumulation and reduction",
        "large K; 1024.5 x 1 = 1025 in TF32",
-       "pytorch#53635, #67946"},
+       "pytorch#53635, #67946",
+       "no reduced-precision (TF32, split-K f16) modes; blocked or compensated accumulation"},
   };
   return table;
 }
 
+namespace {
+bool wide(std::string_view dtype) { return dtype == "f32" || dtype == "f64"; }
+}  // namespace
+
 const KnownPattern* match_pattern(std::string_view family, const std::vector<std::string>& kinds,
-                                  bool nonfinite) {
+                                  bool nonfinite, std::string_view dtype) {
   for (const auto& p : known_patterns()) {
     if (std::find(p.families.begin(), p.families.end(), family) == p.families.end()) continue;
+    if (p.low_precision_only && wide(dtype)) continue;
     if (p.kinds.empty() || (nonfinite && p.nonfinite)) return &p;
     for (const auto& k : kinds)
       if (std::find(p.kinds.begin(), p.kinds.end(), k) != p.kinds.end()) return &p;
@@ -183,9 +197,10 @@ Suggestion suggest(const Finding& f) {
   if (!f.suggested_fix.empty()) return {f.suggested_fix, "planted bug's stable rewrite"};
   std::vector<std::string> kinds;
   for (const auto& s : f.instabilities) kinds.push_back(s.kind);
-  if (const KnownPattern* p = match_pattern(f.target, kinds, f.nonfinite))
-    return {p->stable, "known unstable pattern '" + p->unstable + "', fails where " +
-                           p->fails_where + " (" + p->seen_in + ")"};
+  if (const KnownPattern* p = match_pattern(f.target, kinds, f.nonfinite, f.dtype))
+    return {wide(f.dtype) && !p->stable_wide.empty() ? p->stable_wide : p->stable,
+            "known unstable pattern '" + p->unstable + "', fails where " + p->fails_where + " (" +
+                p->seen_in + ")"};
   return {};
 }
 

@@ -20,13 +20,17 @@ struct KnownPattern {
   std::string stable;
   std::string fails_where;
   std::string seen_in;
+  // The rewrite for a finding in f32 or f64 data, where "compute it in f32" is no remedy; "" when
+  // `stable` holds for every dtype.
+  std::string stable_wide = {};
+  bool low_precision_only = false;  // a pattern of f16/bf16 data only (an eps that rounds to 0)
 };
 
 const std::vector<KnownPattern>& known_patterns();
 
-// The first pattern that matches, or nullptr.
+// The first pattern that matches a finding in `dtype` ("" for any), or nullptr.
 const KnownPattern* match_pattern(std::string_view family, const std::vector<std::string>& kinds,
-                                  bool nonfinite);
+                                  bool nonfinite, std::string_view dtype = "");
 
 // What a report suggests for one finding: an injected target's own stable rewrite, else the
 // catalog row its family and instability kinds match; empty `fix` when neither applies.

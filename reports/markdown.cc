@@ -1,6 +1,7 @@
 // report.md writer: summary table, then per implementation its findings worst first.
 #include "reports/markdown.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -143,7 +144,15 @@ std::string render_markdown(const RunData& run) {
        << verdict(r) << " |\n";
   os << "\n## Findings by implementation (worst first)\n\n";
   bool any = false;
-  for (const auto& impl : run.impls()) {
+  // Reference and library implementations first; the planted bugs (injected ones) after them.
+  std::vector<std::string> impls = run.impls();
+  auto injected = [&](const std::string& impl) {
+    return std::any_of(run.results.begin(), run.results.end(),
+                       [&](const ImplSummary& r) { return r.impl == impl && r.injected(); });
+  };
+  std::stable_partition(impls.begin(), impls.end(),
+                        [&](const std::string& impl) { return !injected(impl); });
+  for (const auto& impl : impls) {
     const auto fs = run.worst_first(impl);
     if (fs.empty()) continue;
     any = true;

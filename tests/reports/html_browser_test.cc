@@ -1,5 +1,6 @@
 // End to end: a softmax run writes report.md, report.html and junit.xml; headless chromium renders
-// report.html (DOM dump and screenshot) with its plots and sortable tables.
+// report.html (DOM dump and screenshot) with its plots and sortable tables, and its layout is
+// measured at two window widths.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "harness/campaign/runner.h"
+#include "tests/reports/run_fixture.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -32,14 +34,14 @@ std::string chromium() {
 // Runs headless chromium on `url` with the flags the issue names; `what` is --dump-dom or
 // --screenshot=PATH. Returns stdout.
 std::string headless(const std::string& browser, const std::string& what, const std::string& url,
-                     const std::string& scratch) {
+                     const std::string& scratch, int width = 1400) {
   const std::string out = scratch + "/chromium.out";
   const std::string cmd =
       "timeout 90 " + browser +
       " --headless --no-sandbox --disable-gpu --no-first-run "
       "--disable-background-networking --disable-dev-shm-usage --user-data-dir=" +
-      scratch + "/profile --window-size=1400,2000 --hide-scrollbars " + what + " '" + url + "' > " +
-      out + " 2> " + scratch + "/chromium.err";
+      scratch + "/profile --window-size=" + std::to_string(width) + ",2000 --hide-scrollbars " +
+      what + " '" + url + "' > " + out + " 2> " + scratch + "/chromium.err";
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << cmd << "\n" << slurp(scratch + "/chromium.err");
   return slurp(out);
@@ -112,21 +114,23 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
   const std::string scratch = testing::temp_dir("chromium");
   std::system(("mkdir -p " + scratch).c_str());
   const std::string html = slurp(*dir_ + "/report.html");
+  // This run's findings are all the planted bug's: the planted table holds them.
+  EXPECT_EQ(html.find("id=\"findings\""), std::string::npos);
   const size_t findings =
-      count(html.substr(html.find("id=\"findings\"")), "<tr>") - 1;  // minus the header
+      count(html.substr(html.find("id=\"planted\"")), "<tr>") - 1;  // minus the header
   ASSERT_GT(findings, 0u);
   // Opened sorted by the findings table's first column (#), descending: the script ran and sorted.
-  const std::string dom = headless(
-      browser, "--dump-dom", "file://" + *dir_ + "/report.html#sort=findings:0:desc", scratch);
+  const std::string dom = headless(browser, "--dump-dom",
+                                   "file://" + *dir_ + "/report.html#sort=planted:0:desc", scratch);
   ASSERT_FALSE(dom.empty());
-  EXPECT_EQ(count(dom, "data-sortable=\"ready\""), 2u);  // summary and findings tables
+  EXPECT_EQ(count(dom, "data-sortable=\"ready\""), 3u);  // summary, planted summary, findings
   EXPECT_GE(count(dom, "<svg class=\"plot\""), 2u);
   EXPECT_EQ(count(dom, "<svg class=\"plot histogram\""), 1u);
   EXPECT_EQ(count(dom, "class=\"pt\""), count(html, "class=\"pt\""));
-  const size_t body = dom.find("<tbody>", dom.find("id=\"findings\""));
+  const size_t body = dom.find("<tbody>", dom.find("id=\"planted\""));
   ASSERT_NE(body, std::string::npos);
   const std::string first_row =
-      "<tbody><tr><td class=\"n\" data-v=\"" + std::to_string(findings) + "\"";
+      "<tbody><tr><td data-label=\"#\" class=\"n\" data-v=\"" + std::to_string(findings) + "\"";
   EXPECT_EQ(dom.compare(body, first_row.size(), first_row), 0) << dom.substr(body, 200);
   EXPECT_NE(dom.find("<th class=\"desc\">#</th>"), std::string::npos);
   // The screenshot: a PNG of the window's size, and far from blank.
@@ -156,9 +160,85 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
   EXPECT_EQ(count(idom, "<svg class=\"plot matrix\""), 1u);
   EXPECT_EQ(count(idom, "class=\"cell on\""), 3u);
   EXPECT_EQ(count(idom, "class=\"cell off\""), 3u);
-  EXPECT_EQ(count(idom, "data-sortable=\"ready\""), 3u);  // and the mutants table
+  EXPECT_EQ(count(idom, "data-sortable=\"ready\""), 4u);  // and the mutants table
   if (const char* keep = std::getenv("STABFUZZ_KEEP_SCREENSHOT"))
     std::system(("cp " + png + " '" + keep + "'").c_str());
+}
+
+// The page a maintainer opens: the reference and library findings first, grouped by kind; planted
+// bugs and plots collapsed below; no horizontal scrolling at 1,400 and at 800 px (measured in the
+// rendered page, not read from the CSS).
+TEST(ReportLayout, LibraryFindingsFirstAndNoHorizontalScrollAt1400And800) {
+  const std::string browser = chromium();
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (ci/bootstrap installs it)";
+  const std::string dir = testing::temp_dir("layout");
+  std::vector<testing::FixtureFinding> fs;
+  std::vector<testing::FixtureResult> rs = {
+      {"softmax/onednn/softmax", "library", "f32", 300, 4, 4},
+      {"softmax/cpu/stable", "reference", "f32", 300, 0, 0},
+      {"softmax/injected/no_max_subtract", "injected", "f32", 300, 40, 40}};
+  for (int i = 0; i < 40; ++i) {  // the planted bug's findings come first in the file
+    testing::FixtureFinding f;
+    f.impl = "softmax/injected/no_max_subtract";
+    f.impl_kind = "injected";
+    f.case_index = i;
+    f.kinds = {"overflow", "nonfinite_divergence"};
+    f.fix = "subtract the row max before exp";
+    f.input.assign(64, 1e4 + i);
+    fs.push_back(f);
+  }
+  for (int i = 0; i < 4; ++i) {
+    testing::FixtureFinding f;
+    f.impl = "softmax/onednn/softmax";
+    f.impl_kind = "library";
+    f.kind = i < 3 ? "underflow" : "accuracy";  // the accuracy one is listed first
+    f.digits = -1;
+    f.case_index = 100 + i;
+    f.seed = 1681421553;
+    f.max_ulp = 1e7;
+    f.ratio = 1e4;
+    fs.push_back(f);
+  }
+  testing::write_run(dir, rs, fs);
+  ASSERT_EQ(testing::run_stabfuzz("report " + dir).code, 0);
+  const std::string html = slurp(dir + "/report.html");
+
+  // The page's own script is followed by one that writes the layout into the DOM.
+  const std::string probe =
+      "<script>document.body.setAttribute('data-layout', [document.documentElement.scrollWidth, "
+      "window.innerWidth, Math.round(document.getElementById('findings').getBoundingClientRect()"
+      ".top)].join(' '));</script></body>";
+  std::string measured = html;
+  measured.replace(measured.rfind("</body>"), 7, probe);
+  std::ofstream(dir + "/measured.html") << measured;
+  const std::string scratch = testing::temp_dir("layout_chromium");
+  std::system(("mkdir -p " + scratch).c_str());
+  for (const int width : {1400, 800}) {
+    SCOPED_TRACE("window width " + std::to_string(width));
+    std::string what = "--dump-dom";
+    const std::string dom =
+        headless(browser, what, "file://" + dir + "/measured.html", scratch, width);
+    const size_t at = dom.find("data-layout=\"");
+    ASSERT_NE(at, std::string::npos) << dom.substr(0, 300);
+    std::istringstream layout(dom.substr(at + 13));
+    int scroll_width = 0, inner_width = 0, findings_top = 0;
+    layout >> scroll_width >> inner_width >> findings_top;
+    EXPECT_EQ(inner_width, width);
+    EXPECT_LE(scroll_width, inner_width) << "the page scrolls sideways";
+    EXPECT_LT(findings_top, 400) << "the library findings table starts below the first screen";
+    // Library findings before the planted ones, the accuracy finding before the underflow ones.
+    const size_t act = dom.find("id=\"act\""), planted = dom.find("id=\"planted-bugs\"");
+    ASSERT_NE(act, std::string::npos);
+    ASSERT_NE(planted, std::string::npos);
+    EXPECT_LT(act, planted);
+    const size_t first = dom.find("<tbody>", dom.find("id=\"findings\""));
+    EXPECT_LT(dom.find("accuracy", first), dom.find("underflow", first));
+    EXPECT_EQ(count(dom.substr(first, planted - first), "no_max_subtract"), 0u);
+    // The planted bugs and the plots are collapsed: the page starts with the answer.
+    EXPECT_EQ(count(dom, "<details"), 2u);
+    EXPECT_EQ(count(dom, "<details open"), 0u);
+    EXPECT_EQ(count(dom, "<button class=\"copy\""), 44u);  // a copy button per replay line
+  }
 }
 
 TEST(Progress, ATerminalGetsOneRefreshingStatusLine) {

@@ -148,11 +148,56 @@ TEST(Catalog, MatchesByFamilyAndInstabilityKind) {
   }
 }
 
+// The fix fits the finding's dtype: "statistics in f32" is no remedy for an f64 layer_norm, and an
+// eps that rounds to 0 is an f16/bf16 pattern only.
+TEST(Catalog, SuggestionsFitTheDtype) {
+  reports::Finding f;
+  f.target = "layer_norm";
+  f.instabilities.push_back({"cancellation", "ln.cc:3", 1});
+  for (const char* dt : {"f16", "bf16"}) {
+    f.dtype = dt;
+    EXPECT_NE(reports::suggest(f).fix.find("statistics in f32"), std::string::npos) << dt;
+  }
+  for (const char* dt : {"f32", "f64"}) {
+    f.dtype = dt;
+    const std::string fix = reports::suggest(f).fix;
+    EXPECT_EQ(fix.find("in f32"), std::string::npos) << dt << ": " << fix;
+    EXPECT_NE(fix.find("Welford"), std::string::npos) << dt << ": " << fix;
+  }
+  EXPECT_NE(reports::match_pattern("adam", {"unstable_division"}, false, "f16"), nullptr);
+  EXPECT_EQ(reports::match_pattern("adam", {"unstable_division"}, false, "f64"), nullptr);
+  for (const auto& row : reports::known_patterns()) {  // what f32/f64 findings get never says
+    if (row.low_precision_only) continue;              // "compute it in f32"
+    const std::string& fix = row.stable_wide.empty() ? row.stable : row.stable_wide;
+    EXPECT_EQ(fix.find(" in f32"), std::string::npos) << row.unstable << ": " << fix;
+  }
+}
+
 TEST(Catalog, InjectedFindingsQuoteTheirOwnFix) {
   const reports::RunData run = reports::load_run(fixture_dir());
   EXPECT_EQ(reports::suggest(run.findings[2]).fix, "subtract the row max before exp (planted fix)");
   EXPECT_NE(reports::suggest(run.findings[1]).source.find("FasterTransformer"), std::string::npos);
   EXPECT_TRUE(reports::suggest(run.findings[0]).fix.empty());
+}
+
+// Library findings before the planted bugs', whatever order the run listed them in.
+TEST(Markdown, LibraryFindingsBeforePlantedOnes) {
+  FixtureFinding planted;
+  planted.impl = "softmax/injected/no_max_subtract";
+  planted.impl_kind = "injected";
+  FixtureFinding lib;
+  lib.impl = "softmax/onednn/softmax";
+  lib.impl_kind = "library";
+  const std::string dir =
+      testing::write_run(testing::temp_dir("order"),
+                         {{"softmax/injected/no_max_subtract", "injected", "f32", 10, 1, 1},
+                          {"softmax/onednn/softmax", "library", "f32", 10, 1, 1}},
+                         {planted, lib});
+  const std::string md = reports::render_markdown(reports::load_run(dir));
+  const size_t l = md.find("### softmax/onednn/softmax"), p = md.find("### softmax/injected/");
+  ASSERT_NE(l, std::string::npos);
+  ASSERT_NE(p, std::string::npos);
+  EXPECT_LT(l, p);
 }
 
 TEST(Markdown, WorstFirstWithReplayExactValuesSitesAndFix) {
@@ -186,6 +231,20 @@ TEST(Markdown, WorstFirstWithReplayExactValuesSitesAndFix) {
   EXPECT_NE(md.find("**NOT DETECTED** (planted)"), std::string::npos);
 }
 
+// A reference row that passed with a huge ULP error (an ill-conditioned input) says why it is ok.
+TEST(Html, AnOkVerdictWithALargeUlpErrorNamesTheConditioning) {
+  reports::RunData run = reports::load_run(fixture_dir());
+  reports::ImplSummary& r = run.results.at(1);  // softmax/cpu/stable f64: no failing input
+  ASSERT_FALSE(r.failed());
+  r.max_ulp = 8.46e39;
+  r.max_error_over_tolerance = 0.31;
+  const std::string html = reports::render_html(run);
+  EXPECT_NE(html.find("<small class=\"why\">max ULP 8.46e+39 is explained by the conditioning: "
+                      "every error is within tolerance x condition number (worst "
+                      "error/tolerance 0.31)</small>"),
+            std::string::npos);
+}
+
 TEST(Html, SelfContainedWithPlotsTablesAndDetectionMatrix) {
   const std::string dir = fixture_dir();
   std::ofstream(dir + "/inject.json") << R"({"mutants": [
@@ -196,8 +255,9 @@ TEST(Html, SelfContainedWithPlotsTablesAndDetectionMatrix) {
   const std::string html = reports::render_html(reports::load_run(dir));
   for (const char* external : {"src=", "href=", "<link", "url(", "@import"})
     EXPECT_EQ(html.find(external), std::string::npos) << external;
-  EXPECT_NE(html.find("<table class=\"sortable\" id=\"summary\">"), std::string::npos);
-  EXPECT_NE(html.find("<table class=\"sortable\" id=\"findings\">"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"sortable cards\" id=\"summary\">"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"sortable wide\" id=\"findings\">"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"sortable wide\" id=\"planted\">"), std::string::npos);
   EXPECT_NE(html.find("<table class=\"sortable\" id=\"mutants\">"), std::string::npos);
   auto count = [&](const std::string& what) {
     size_t n = 0;
@@ -213,6 +273,9 @@ TEST(Html, SelfContainedWithPlotsTablesAndDetectionMatrix) {
   EXPECT_EQ(count("class=\"cell on\""), 3u);
   EXPECT_EQ(count("class=\"cell off\""), 3u);
   EXPECT_NE(html.find("recall 0.667, CESTAC 0.667, oracle 0.333"), std::string::npos);
+  // Every verdict says why: the ok reference row has a small error, the failing rows their count.
+  EXPECT_NE(html.find("<small class=\"why\">every input within tolerance"), std::string::npos);
+  EXPECT_NE(html.find(" inputs failed; worst error/tolerance "), std::string::npos);
   // The scatter points: 4 ULP points per implementation pair of plots (2 + 2) twice, 3 digits
   // points twice.
   EXPECT_EQ(count("class=\"pt\""), 2u * 4u + 2u * 3u);

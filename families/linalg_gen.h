@@ -134,12 +134,13 @@ inline Family reference_family(std::string name, std::string summary, std::vecto
                                decltype(Family::validate) validate, decltype(Family::oracle) oracle,
                                decltype(Family::tolerance_ulps) tol, std::string desc,
                                decltype(Target::native) native, decltype(Target::cestac) cestac) {
-  Target t{.id = name + "/cpu/stable",
-           .kind = TargetKind::reference,
-           .description = desc + kLowpSemantics,
-           .dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16},
-           .native = std::move(native),
-           .cestac = std::move(cestac)};
+  Target t;  // assigned member by member: GCC warns about designated initializers that stop early
+  t.id = name + "/cpu/stable";
+  t.kind = TargetKind::reference;
+  t.description = desc + kLowpSemantics;
+  t.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
+  t.native = std::move(native);
+  t.cestac = std::move(cestac);
   return Family{.name = std::move(name),
                 .summary = std::move(summary),
                 .regimes = std::move(regimes),

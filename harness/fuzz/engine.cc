@@ -205,7 +205,7 @@ void progress() {
     std::cerr << "  " << line.str() << std::endl;
 }
 
-int callback(const uint8_t* data, size_t size) {
+[[maybe_unused]] int callback(const uint8_t* data, size_t size) {
   const Execution ex = g->exec->run(data, size);
   ++g->execs;
   if (!ex.decoded.valid) {  // the regime broke its own contract: counted, the cell 0 still touched
@@ -267,7 +267,7 @@ bool passive_mode(const std::vector<std::string>& args) {
 
 // The run's output directory, its findings writer and the opening line (not in passive modes,
 // where libFuzzer's merge or fork driver owns the process and records nothing).
-void open_outputs(State& state, const FuzzOptions& opts) {
+[[maybe_unused]] void open_outputs(State& state, const FuzzOptions& opts) {
   std::error_code ec;
   std::filesystem::create_directories(opts.out_dir + "/crashes", ec);
   if (ec) throw InputError("cannot create directory " + opts.out_dir + "/crashes: " + ec.message());

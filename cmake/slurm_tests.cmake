@@ -1,6 +1,6 @@
 # Slurm campaign tests (tests/campaign/slurm_test.sh): slurm_scripts runs ci/slurm's scripts
 # without Slurm; slurm_campaign submits through ci/slurm/submit to a local one-node cluster and
-# skips (77) without root or Slurm unless STABFUZZ_REQUIRE_SLURM=1, as ci/test sets. Only in
+# skips (77) without root or Slurm unless STABFUZZ_REQUIRE lists slurm, as ci/test sets. Only in
 # builds without sanitizers: they start daemons and run the plain binary; one build is enough.
 # slurm_campaign (~45 s, serial) is slow: `ci/test --full` runs it, ci/test does not.
 if(NOT STABFUZZ_SANITIZE)

@@ -24,6 +24,7 @@
 #include "reports/json.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
+#include "tests/support/require.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz::campaign {
@@ -552,7 +553,7 @@ TEST(CampaignRun, BaselineDiffIsTheMorningAnswer) {
   for (const auto& f : list.at("families").as_array())
     for (const auto& t : f.at("targets").as_array())
       onednn |= t.at("id").as_string() == "softmax/onednn/softmax";
-  if (!onednn) GTEST_SKIP() << "oneDNN not built here";
+  if (!onednn) STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "oneDNN not built here");
   const auto worse = run_stabfuzz(
       "campaign --targets softmax/onednn/softmax --runs 300 --seed 1 --jobs 2 --quiet --out " +
       base + "/n3 --baseline " + base + "/n1");

@@ -10,7 +10,8 @@
 # agrees with the shards', and campaign_union_check finds merged = union of the shards. Then a
 # campaign whose shards fail (a bad flag, exit 2) must fail the array and never run the merge,
 # and a task requeued mid-run (scontrol requeue) must resume its shard with `campaign --resume`.
-# Exit 77 (skip) when not root or Slurm/munge are not installed, unless STABFUZZ_REQUIRE_SLURM=1.
+# Exit 77 (skip) when not root or Slurm/munge are not installed, unless STABFUZZ_REQUIRE lists slurm
+# (or STABFUZZ_REQUIRE_SLURM=1).
 # --scripts needs no Slurm: submit's usage errors and --dry-run, and the two sbatch scripts run
 # by hand with the environment Slurm would give them (paths with spaces, exit-code mapping).
 set -euo pipefail
@@ -25,8 +26,9 @@ union="${2:?usage: slurm_test.sh [--scripts] STABFUZZ_BIN CAMPAIGN_UNION_CHECK}"
 deadline_s="${STABFUZZ_SLURM_DEADLINE_S:-240}"
 
 skip() {
-  if [[ "${STABFUZZ_REQUIRE_SLURM:-0}" == 1 ]]; then
-    echo "slurm_test: FAIL: $* (STABFUZZ_REQUIRE_SLURM=1)" >&2
+  if [[ "${STABFUZZ_REQUIRE_SLURM:-0}" == 1 || ",${STABFUZZ_REQUIRE:-}," == *,slurm,* ||
+        ",${STABFUZZ_REQUIRE:-}," == *,all,* ]]; then
+    echo "slurm_test: FAIL: $* (STABFUZZ_REQUIRE requires slurm)" >&2
     exit 1
   fi
   echo "slurm_test: SKIP: $*"

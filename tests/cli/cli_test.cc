@@ -8,6 +8,7 @@
 #include "harness/campaign/campaign.h"
 #include "harness/cli/command.h"
 #include "harness/core/duration.h"
+#include "tests/support/require.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -93,7 +94,8 @@ TEST(Cli, UnknownFailOnKindExits2) {
 // The exit code follows --fail-on: oneDNN's f32 softmax flushing a subnormal output (case 124 of
 // seed 1) is an underflow finding, reported but not failing the run unless asked to.
 TEST(Cli, UnderflowIsReportedButFailsOnlyWhenAsked) {
-  if (!listed("softmax/onednn/softmax")) GTEST_SKIP() << "built without oneDNN";
+  if (!listed("softmax/onednn/softmax"))
+    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "built without oneDNN");
   const std::string run =
       "--target softmax --impl softmax/onednn/softmax --dtype f32 --seed 1 --case 124 --quiet "
       "--no-reports --out ";

@@ -14,14 +14,16 @@
 
 #include "targets/cublas/gemm_cublas.h"
 #include "targets/cuda/kernels.h"
+#include "tests/support/require.h"
 
 namespace stabfuzz::cublas {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                                          \
-  do {                                                                              \
-    std::string why;                                                                \
-    if (stabfuzz::cuda::device_count(&why) == 0) GTEST_SKIP() << "no GPU: " << why; \
+#define SKIP_WITHOUT_GPU()                                     \
+  do {                                                         \
+    std::string why;                                           \
+    if (stabfuzz::cuda::device_count(&why) == 0)               \
+      STABFUZZ_SKIP_UNLESS_REQUIRED("gpu", "no GPU: " << why); \
   } while (0)
 
 // Outputs of c outside e.value +- e.bound, with the first one described in `first`.

@@ -19,14 +19,15 @@
 #include "stabfuzz/family.h"
 #include "targets/cublas/gemm_cublas.h"
 #include "targets/cuda/kernels.h"
+#include "tests/support/require.h"
 
 namespace stabfuzz {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                               \
-  do {                                                                   \
-    std::string why;                                                     \
-    if (cuda_device_count(&why) == 0) GTEST_SKIP() << "no GPU: " << why; \
+#define SKIP_WITHOUT_GPU()                                                                     \
+  do {                                                                                         \
+    std::string why;                                                                           \
+    if (cuda_device_count(&why) == 0) STABFUZZ_SKIP_UNLESS_REQUIRED("gpu", "no GPU: " << why); \
   } while (0)
 
 // Runs `inputs` generated cases per regime-cycling index on a target, all its dtypes.

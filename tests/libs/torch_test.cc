@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "tests/libs/library_check.h"
+#include "tests/support/require.h"
 
 namespace stabfuzz::testing {
 namespace {
@@ -74,7 +75,8 @@ TEST(TorchTargets, AMissingModuleIsAClearError) {
 #else
 TEST(TorchTargets, ListedUnavailableWithTheReason) {
   expect_listed_unavailable(libs::torch_catalog(), "ci/bootstrap --with-torch");
-  GTEST_SKIP() << "built without libtorch: only the unavailable listing is checked";
+  STABFUZZ_SKIP_UNLESS_REQUIRED("torch",
+                                "built without libtorch: only the unavailable listing is checked");
 }
 #endif
 

@@ -9,6 +9,7 @@
 
 #include "harness/campaign/runner.h"
 #include "tests/reports/run_fixture.h"
+#include "tests/support/require.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -108,9 +109,10 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
   ASSERT_EQ(result_->code, 0);
   const std::string browser = chromium();
   if (browser.empty())
-    GTEST_SKIP()
-        << "chromium is not installed (ci/bootstrap installs it: apt-get install chromium); "
-           "report.html was not rendered in a browser";
+    STABFUZZ_SKIP_UNLESS_REQUIRED(
+        "chromium",
+        "chromium is not installed (ci/bootstrap installs it: apt-get install chromium); "
+        "report.html was not rendered in a browser");
   const std::string scratch = testing::temp_dir("chromium");
   std::system(("mkdir -p " + scratch).c_str());
   const std::string html = slurp(*dir_ + "/report.html");
@@ -170,7 +172,9 @@ TEST_F(ReportRun, ChromiumRendersThePlotsAndSortableTables) {
 // rendered page, not read from the CSS).
 TEST(ReportLayout, LibraryFindingsFirstAndNoHorizontalScrollAt1400And800) {
   const std::string browser = chromium();
-  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (ci/bootstrap installs it)";
+  if (browser.empty())
+    STABFUZZ_SKIP_UNLESS_REQUIRED("chromium",
+                                  "chromium is not installed (ci/bootstrap installs it)");
   const std::string dir = testing::temp_dir("layout");
   std::vector<testing::FixtureFinding> fs;
   std::vector<testing::FixtureResult> rs = {

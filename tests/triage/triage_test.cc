@@ -13,6 +13,7 @@
 #include "harness/triage/table.h"
 #include "stabfuzz/errors.h"
 #include "tests/support/asan.h"
+#include "tests/support/require.h"
 #include "tests/support/run_binary.h"
 
 namespace stabfuzz {
@@ -46,7 +47,8 @@ std::vector<std::pair<std::string, corpus::Entry>> library_files() {
 
 TEST(Triage, ReproducersOfTheLibraryCorpusFilesBuildAndAgreeWithTheirExpectation) {
   auto files = library_files();
-  if (files.empty()) GTEST_SKIP() << "no library with standalone reproducers in this build";
+  if (files.empty())
+    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "no library with standalone reproducers in this build");
 #ifdef STABFUZZ_TEST_ASAN
   // The reproducers are compiled without sanitizers: under them, three files check the triage
   // code's memory safety; the plain build runs them all.
@@ -69,7 +71,7 @@ TEST(Triage, ReportNamesTheLibraryTheErrorAndTheAllowance) {
   const std::string file =
       std::string(STABFUZZ_SOURCE_DIR) + "/corpora/log/regression/onednn-eltwise_log-f32.txt";
   const auto [fam, t] = default_registry().find_target("log/onednn/eltwise_log");
-  if (!t) GTEST_SKIP() << "built without oneDNN";
+  if (!t) STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "built without oneDNN");
   triage::Options o;
   o.out_dir = testing::temp_dir("triage-log");
   const triage::Result r = triage::triage(default_registry(), corpus::read_file(file), o);
@@ -109,7 +111,7 @@ TEST(Triage, ReferenceTargetsAreRefused) {
 // The table: a real run's library finding, its verdict from the file, the counts.
 TEST(TriageTable, RowsCarryTheSmallestInputAndTheVerdict) {
   if (!default_registry().find_target("softmax/onednn/softmax").second)
-    GTEST_SKIP() << "built without oneDNN";
+    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "built without oneDNN");
   const std::string dir = testing::temp_dir("table-run");
   const auto r = testing::run_stabfuzz(
       "--target softmax --impl softmax/onednn/softmax --dtype f32 --seed 1 --case 124 --quiet "

@@ -161,13 +161,15 @@ std::vector<Regime> gemm_regimes() {
        [](Entropy& e, DType d) {
          const auto s = gemm_shape(e, 1, 1);
          const double lo = by_range(d, 1e-8, 1e-8, 1e-2), hi = by_range(d, 1e8, 1e8, 1e2);
-         return gemm_input(d, s, log_mags(e, s.m, lo, hi), log_mags(e, s.n, lo, hi));
+         Vec a = log_mags(e, s.m, lo, hi);  // one draw per statement (regimes.h)
+         return gemm_input(d, s, std::move(a), log_mags(e, s.n, lo, hi));
        }},
       {"long_k", "k in [256, 512], m, n <= 8; entries 1 + 0.1 N (sums of positives) or N(0, 1)",
        [](Entropy& e, DType d) {
          const auto s = gemm_shape(e, 256, 512, 8);
          const double mean = e.chance(0.5) ? 1 : 0, sd = mean ? 0.1 : 1;
-         return gemm_input(d, s, normals(e, s.m * s.k, sd, mean), normals(e, s.k * s.n, sd, mean));
+         Vec a = normals(e, s.m * s.k, sd, mean);  // one draw per statement (regimes.h)
+         return gemm_input(d, s, std::move(a), normals(e, s.k * s.n, sd, mean));
        }},
       {"cancellation",
        "A's columns x, x (1 + delta), B's rows y, -y, a rank-1 residual: cond <~ 2C",
@@ -196,7 +198,8 @@ std::vector<Regime> gemm_regimes() {
        [](Entropy& e, DType d) {
          const auto s = gemm_shape(e);
          const double c = by_range(d, 1e4, 1e4, 16), sd = by_range(d, 1, 1, 0.25);
-         return gemm_input(d, s, normals(e, s.m * s.k, sd, c), normals(e, s.k * s.n));
+         Vec a = normals(e, s.m * s.k, sd, c);  // one draw per statement (regimes.h)
+         return gemm_input(d, s, std::move(a), normals(e, s.k * s.n));
        }},
   };
 }
@@ -240,8 +243,8 @@ std::vector<Regime> attention_regimes() {
       {"typical", "Q, K, V ~ N(0, 1), scale 1/sqrt(d), causal or not",
        [](Entropy& e, DType d) {
          const auto a = attn_shape(e);
-         return attn_input(d, a, normals(e, a.s * a.d), normals(e, a.t * a.d),
-                           normals(e, a.t * a.d));
+         Vec q = normals(e, a.s * a.d), k = normals(e, a.t * a.d);  // one draw per statement
+         return attn_input(d, a, std::move(q), std::move(k), normals(e, a.t * a.d));
        }},
       {"large_scores",
        "scores ~ 1e2..1e4 (f32) / 1e3..1e5 (f64) / 10..100 (f16): exp overflows without the shift",
@@ -249,8 +252,9 @@ std::vector<Regime> attention_regimes() {
          const auto a = attn_shape(e);
          const double sd =
              std::sqrt(e.log_uniform(by_range(d, 1e3, 1e2, 10), by_range(d, 1e5, 1e4, 100)));
-         return attn_input(d, a, normals(e, a.s * a.d, sd), normals(e, a.t * a.d, sd),
-                           normals(e, a.t * a.d));
+         Vec q = normals(e, a.s * a.d, sd),
+             k = normals(e, a.t * a.d, sd);  // one draw per statement
+         return attn_input(d, a, std::move(q), std::move(k), normals(e, a.t * a.d));
        }},
       {"peaked", "Q_i = lambda K_l + noise, one visible key l, lambda in [3, 30]: near one-hot",
        [](Entropy& e, DType d) {
@@ -272,8 +276,8 @@ std::vector<Regime> attention_regimes() {
          const auto a = attn_shape(e);
          Vec off = log_mags(e, a.d, 10, 50), k = normals(e, a.t * a.d);
          for (size_t i = 0; i < k.size(); ++i) k[i] += off[i % a.d];
-         return attn_input(d, a, normals(e, a.s * a.d), std::move(k),
-                           normals(e, a.t * a.d, 1, 1e3));
+         Vec q = normals(e, a.s * a.d);  // one draw per statement (regimes.h)
+         return attn_input(d, a, std::move(q), std::move(k), normals(e, a.t * a.d, 1, 1e3));
        }},
       {"tiny",
        "Q, K subnormal or tiny (scores ~ 0), V ~ 1e-30..1e-20 (f32), 1e-300..1e-290 (f64), "
@@ -283,17 +287,20 @@ std::vector<Regime> attention_regimes() {
          const double lo = 8 * min_subnormal(d), hi = by_range(d, 1e-20, 1e-20, 1e-3);
          const double vs =
              std::pow(10.0, e.uniform(by_range(d, -300, -30, -7), by_range(d, -290, -20, -5)));
-         return attn_input(d, a, log_mags(e, a.s * a.d, lo, hi), log_mags(e, a.t * a.d, lo, hi),
-                           normals(e, a.t * a.d, vs));
+         Vec q = log_mags(e, a.s * a.d, lo, hi);  // one draw per statement (regimes.h)
+         Vec k = log_mags(e, a.t * a.d, lo, hi);
+         return attn_input(d, a, std::move(q), std::move(k), normals(e, a.t * a.d, vs));
        }},
       {"scale_param",
        "scale log-uniform in [1e-3, 10] ([1e-3, 1] f16), rows of Q and K scaled over 0.1..10",
        [](Entropy& e, DType d) {
          const auto a = attn_shape(e);
-         return attn_input(d, a, scale_rows(e, normals(e, a.s * a.d), a.d, 0.1, 10),
-                           scale_rows(e, normals(e, a.t * a.d), a.d, 0.1, 10),
-                           normals(e, a.t * a.d, e.log_uniform(1e-3, by_range(d, 1e3, 1e3, 1e2))),
-                           {{"scale", e.log_uniform(1e-3, by_range(d, 10, 10, 1))}});
+         // One draw per statement (regimes.h): Q, K, V, then the scale, as Clang evaluated them.
+         Vec q = scale_rows(e, normals(e, a.s * a.d), a.d, 0.1, 10);
+         Vec k = scale_rows(e, normals(e, a.t * a.d), a.d, 0.1, 10);
+         Vec v = normals(e, a.t * a.d, e.log_uniform(1e-3, by_range(d, 1e3, 1e3, 1e2)));
+         const double scale = e.log_uniform(1e-3, by_range(d, 10, 10, 1));
+         return attn_input(d, a, std::move(q), std::move(k), std::move(v), {{"scale", scale}});
        }},
   };
 }

@@ -63,7 +63,10 @@ inline Vec normals(Entropy& e, size_t n, double scale = 1, double mean = 0) {
 // Random signs, magnitudes log-uniform in [lo, hi].
 inline Vec log_mags(Entropy& e, size_t n, double lo, double hi) {
   Vec v(n);
-  for (auto& x : v) x = sign(e) * e.log_uniform(lo, hi);
+  for (auto& x : v) {
+    const double s = sign(e);
+    x = s * e.log_uniform(lo, hi);
+  }
   return v;
 }
 // Each of the rows of v (row-major, `cols` wide) times its own factor log-uniform in [lo, hi].
@@ -88,18 +91,21 @@ inline Input rows(DType d, Vec a, Vec b, Params p = {}) {
 inline Input random_rows(Entropy& e, DType d) {
   const size_t n = row_length(e);
   const double lo = by_range(d, 1e-3, 1e-3, 0.05), hi = by_range(d, 1e3, 1e3, 1);
-  return rows(d, normals(e, n, e.log_uniform(lo, hi)), normals(e, n, e.log_uniform(lo, hi)));
+  Vec a = normals(e, n, e.log_uniform(lo, hi));  // drawn first: regimes.h, "one draw per call"
+  return rows(d, std::move(a), normals(e, n, e.log_uniform(lo, hi)));
 }
 inline Input shifted_rows(Entropy& e, DType d) {
   const size_t n = row_length(e);
   const double c = by_range(d, 1e4, 1e4, 2), sd = by_range(d, 1, 1, 0.01);
   const bool both = e.chance(0.5);
-  return rows(d, normals(e, n, sd, c), both ? normals(e, n, sd, c) : normals(e, n, 1, 0));
+  Vec a = normals(e, n, sd, c);
+  return rows(d, std::move(a), both ? normals(e, n, sd, c) : normals(e, n, 1, 0));
 }
 inline Input tiny_rows(Entropy& e, DType d) {
   const size_t n = row_length(e);
   const double lo = 8 * min_subnormal(d), hi = 1e3 * dtype_min_normal(d);
-  return rows(d, log_mags(e, n, lo, hi), log_mags(e, n, lo, hi));
+  Vec a = log_mags(e, n, lo, hi);
+  return rows(d, std::move(a), log_mags(e, n, lo, hi));
 }
 // a orthogonal to b (long double projection), then tilted by the multiple of b that sets a.b to
 // +-sum |a_i b_i| / c: cond ~ 2c, far above the rounding residual of order u sum |a b|.

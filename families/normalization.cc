@@ -31,11 +31,13 @@ double huge_or_tiny(Entropy& e, DType d) {
 std::vector<double> mixed_row(Entropy& e, DType) { return log_uniforms(e, 1e-6, 1e3, true); }
 
 std::vector<double> standard_row(Entropy& e, DType) {
-  return normals(e, row_length(e), 0, e.log_uniform(1e-2, 1e2));
+  const size_t len = row_length(e);  // one draw per statement (regimes.h)
+  return normals(e, len, 0, e.log_uniform(1e-2, 1e2));
 }
 
 std::vector<double> huge_tiny_row(Entropy& e, DType d) {
-  return normals(e, row_length(e), 0, huge_or_tiny(e, d));
+  const size_t len = row_length(e);  // one draw per statement (regimes.h)
+  return normals(e, len, 0, huge_or_tiny(e, d));
 }
 
 std::vector<double> outlier_col(Entropy& e, size_t n, DType d) {
@@ -70,17 +72,21 @@ std::vector<double> dominant_row(Entropy& e, DType) {
 
 std::vector<Regime> log_softmax_regimes() {
   return {
-      on_row(
-          "small", "logits N(0, s^2), s log-uniform in [1e-3, 10]",
-          [](Entropy& e, DType) { return normals(e, row_length(e), 0, e.log_uniform(1e-3, 10)); }),
+      on_row("small", "logits N(0, s^2), s log-uniform in [1e-3, 10]",
+             [](Entropy& e, DType) {
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               return normals(e, len, 0, e.log_uniform(1e-3, 10));
+             }),
       on_row("near_overflow", "logits around the exp overflow threshold (709.8 f64, 88.7 f32)",
              [](Entropy& e, DType d) {
                const double t = regime::exp_overflow_threshold(d);
-               return normals(e, row_length(e), t, e.log_uniform(0.01, 10));
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               return normals(e, len, t, e.log_uniform(0.01, 10));
              }),
       on_row("all_very_negative", "every logit below the exp underflow threshold (-708.4, -87.3)",
              [](Entropy& e, DType d) {
-               auto v = normals(e, row_length(e), 0, e.log_uniform(0.01, 20));
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               auto v = normals(e, len, 0, e.log_uniform(0.01, 20));
                const double c = regime::exp_underflow_threshold(d) * e.uniform(1.0, 1.5);
                for (auto& x : v) x = c - std::fabs(x);
                return v;
@@ -88,7 +94,8 @@ std::vector<Regime> log_softmax_regimes() {
       on_row("mean_shifted", "+-2000 or +-1e4 plus s N(0, 1), s log-uniform in [0.1, 10]",
              [](Entropy& e, DType) {
                const double c = sign(e) * (e.chance(0.5) ? 2000 : 1e4);
-               return normals(e, row_length(e), c, e.log_uniform(0.1, 10));
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               return normals(e, len, c, e.log_uniform(0.1, 10));
              }),
       on_row("mixed_scales", "magnitudes log-uniform over 1e-6..1e3, random signs", mixed_row),
       on_row("dominant", "one logit 5..1000 above N(0, 1) others: probabilities near 1 and 0",
@@ -96,7 +103,8 @@ std::vector<Regime> log_softmax_regimes() {
       on_row("near_constant", "c + c 1e-9..1e-4 N(0, 1), |c| log-uniform in 1e-3..1e4",
              [](Entropy& e, DType) {
                const double c = sign(e) * e.log_uniform(1e-3, 1e4);
-               return normals(e, row_length(e), c, std::fabs(c) * e.log_uniform(1e-9, 1e-4));
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               return normals(e, len, c, std::fabs(c) * e.log_uniform(1e-9, 1e-4));
              }),
   };
 }
@@ -153,12 +161,15 @@ std::vector<Regime> layer_norm_regimes() {
              [](Entropy& e, DType d) {
                const double c =
                    e.chance(0.6) ? (e.chance(0.5) ? 2000 : 1e4) : e.log_uniform(1e3, cap(d, 1e6));
-               return normals(e, row_length(e), sign(e) * c, e.log_uniform(0.1, 10));
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               const double mu = sign(e) * c;
+               return normals(e, len, mu, e.log_uniform(0.1, 10));
              }),
       {"near_constant",
        "c + noise with variance far below eps, or constant; eps 1e-5, 1e-12 (1e-7 f16), 1e-3",
        [](Entropy& e, DType d) {
-         return one_row(d, near_constant_col(e, row_length(e), d), eps_choice(e, d));
+         auto col = near_constant_col(e, row_length(e), d);  // one draw per statement (regimes.h)
+         return one_row(d, std::move(col), eps_choice(e, d));
        }},
       on_row("outliers", "N(0, 1) with 1..3 values of magnitude 1e2..1e6 (2e4 f16)", outlier_row),
       on_row("mixed_scales", "magnitudes log-uniform over 1e-6..1e3, random signs", mixed_row),
@@ -179,12 +190,16 @@ std::vector<Regime> rms_norm_regimes() {
   return {
       on_row("standard", "N(0, s^2), s log-uniform in [1e-2, 1e2]", standard_row),
       on_row("mean_shifted", "+-1e4 plus N(0, 1): every output near +-1",
-             [](Entropy& e, DType) { return normals(e, row_length(e), sign(e) * 1e4, 1); }),
+             [](Entropy& e, DType) {
+               const size_t len = row_length(e);  // one draw per statement (regimes.h)
+               return normals(e, len, sign(e) * 1e4, 1);
+             }),
       {"near_eps",
        "N(0, s^2), s log-uniform in 1e-6..1e-2: mean square around eps (1e-6, 1e-12 or 1e-7 f16)",
        [](Entropy& e, DType d) {
          Params p = e.chance(0.3) ? Params{{"eps", d == DType::f16 ? 1e-7 : 1e-12}} : Params{};
-         return one_row(d, normals(e, row_length(e), 0, e.log_uniform(1e-6, 1e-2)), p);
+         const size_t len = row_length(e);  // one draw per statement (regimes.h)
+         return one_row(d, normals(e, len, 0, e.log_uniform(1e-6, 1e-2)), p);
        }},
       on_row("huge_tiny", "s N(0, 1), s so large or small that x^2 over- or underflows",
              huge_tiny_row),
@@ -210,11 +225,13 @@ Input batch(Entropy& e, DType d, Col col, Params p = {}) {
 }
 
 std::vector<double> standard_col(Entropy& e, size_t n, DType) {
-  return normals(e, n, e.normal(), e.log_uniform(1e-2, 1e2));
+  const double mu = e.normal();  // one draw per statement (regimes.h)
+  return normals(e, n, mu, e.log_uniform(1e-2, 1e2));
 }
 
 std::vector<double> shifted_col(Entropy& e, size_t n, DType d) {
-  return normals(e, n, sign(e) * e.log_uniform(1e3, cap(d, 1e5)), e.log_uniform(0.1, 10));
+  const double mu = sign(e) * e.log_uniform(1e3, cap(d, 1e5));  // one draw per statement
+  return normals(e, n, mu, e.log_uniform(0.1, 10));
 }
 
 std::vector<double> constant_col(Entropy& e, size_t n, DType d) {

@@ -31,9 +31,10 @@ double adam_tolerance(DType, size_t) { return 41; }
 Input adam_input(Entropy& e, DType d, size_t n, double s, size_t max_step, double p_scale = 1) {
   Vec g = normals(e, n, s), v(n);
   for (size_t i = 0; i < n; ++i) v[i] = g[i] * g[i] * e.log_uniform(0.1, 10);
-  return regime::make_input(
-      d, {vec(normals(e, n, p_scale)), vec(g), vec(normals(e, n, s / 2)), vec(v)},
-      {{"step", double(log_int(e, 1, max_step))}});
+  std::vector<Tensor> args = {vec(normals(e, n, p_scale)), vec(g), vec(normals(e, n, s / 2)),
+                              vec(v)};  // drawn before the step: regimes.h, "one draw per call"
+  const double step = double(log_int(e, 1, max_step));
+  return regime::make_input(d, std::move(args), {{"step", step}});
 }
 // The gradient scale's lower end: in f16 g^2 stays normal (>= 6e-5) from g = 1e-2 on.
 double grad_lo(DType d) { return d == DType::f16 ? 1e-2 : 1e-4; }
@@ -54,7 +55,8 @@ std::vector<Regime> adam_regimes() {
        "p ~ N(0, 1), g, m ~ s N, v ~ g^2, s log-uniform in [1e-4, 10] ([1e-2, 10] f16), step "
        "1..1e4",
        [](Entropy& e, DType d) {
-         return adam_input(e, d, row_length(e), e.log_uniform(grad_lo(d), 10), 10000);
+         const size_t n = row_length(e);  // one draw per statement (regimes.h)
+         return adam_input(e, d, n, e.log_uniform(grad_lo(d), 10), 10000);
        }},
       {"zero_grad_tiny_v",
        "g = 0, v in [1e-30, 1e-12], m ~ 1e-12..1e-6 (f16: v in [1e-7, 1e-5], m ~ 1e-4..1e-2): eps "
@@ -104,7 +106,8 @@ std::vector<Regime> adam_regimes() {
        "lr in [1e-6, 1], beta1 in [.5, .99], beta2 in [.9, .99999], eps in "
        "[1e-12, 1e-4], step 1..1e6",
        [](Entropy& e, DType d) {
-         Input in = adam_input(e, d, row_length(e), e.log_uniform(grad_lo(d), 10), 1000000);
+         const size_t n = row_length(e);  // one draw per statement (regimes.h)
+         Input in = adam_input(e, d, n, e.log_uniform(grad_lo(d), 10), 1000000);
          in.set_param("lr", e.log_uniform(1e-6, 1));
          in.set_param("beta1", e.uniform(0.5, 0.99));
          in.set_param("beta2", e.uniform(0.9, 0.99999));

@@ -2,6 +2,12 @@
 //
 // A regime is declared by name in its family; these helpers keep each
 // declaration to a few lines and make every generated value exactly representable in its dtype.
+//
+// One draw per call: a seed must name the same input whichever compiler built stabfuzz, and C++
+// leaves unspecified the order in which function arguments and operands are evaluated (GCC
+// evaluates `f(a(e), b(e))` right to left, Clang left to right). So two arguments or operands of
+// one expression never both draw from the Entropy: the first is drawn into a local first.
+// InputGen.EveryRegimeGivesTheRecordedInputsWithEveryCompiler checks it in both builds.
 #pragma once
 
 #include <vector>

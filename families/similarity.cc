@@ -113,7 +113,8 @@ std::vector<Regime> pairwise_regimes() {
        [](Entropy& e, DType d) {
          const size_t n = row_length(e);
          const double hi = by_range(d, 1e305, 1e36, 2e4) / std::sqrt(double(n));
-         return rows(d, log_mags(e, n, hi * 1e-6, hi), log_mags(e, n, hi * 1e-6, hi));
+         Vec a = log_mags(e, n, hi * 1e-6, hi);  // one draw per statement (regimes.h)
+         return rows(d, std::move(a), log_mags(e, n, hi * 1e-6, hi));
        }},
       {"tiny_subnormal", "magnitudes over 8 denorm_min .. 1e3 min normal; eps = 0 half the time",
        [](Entropy& e, DType d) {

@@ -47,7 +47,25 @@ int dtype_precision(DType d) { return dtype_format(d).p; }
 
 double dtype_unit_roundoff(DType d) { return std::ldexp(1.0, -dtype_precision(d)); }
 
-double dtype_max_digits(DType d) { return -std::log10(dtype_unit_roundoff(d)); }
+// One value per dtype, computed once: GCC folds log10 of a constant at compile time (correctly
+// rounded) where a call at run time goes through libm, and the two can differ in the last bit;
+// every caller must see the same value (available_digits compares against it).
+double dtype_max_digits(DType d) {
+  static const double digits[] = {
+      -std::log10(dtype_unit_roundoff(DType::f64)), -std::log10(dtype_unit_roundoff(DType::f32)),
+      -std::log10(dtype_unit_roundoff(DType::f16)), -std::log10(dtype_unit_roundoff(DType::bf16))};
+  switch (d) {
+    case DType::f64:
+      return digits[0];
+    case DType::f32:
+      return digits[1];
+    case DType::f16:
+      return digits[2];
+    case DType::bf16:
+      return digits[3];
+  }
+  return digits[0];
+}
 
 double dtype_min_normal(DType d) { return dtype_format(d).min_normal(); }
 

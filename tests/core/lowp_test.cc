@@ -29,7 +29,7 @@ TEST(LowPrecision, KnownF16Values) {
   EXPECT_EQ(round_to_format(kF16, 1.0 + 0x1p-11), 1.0);  // tie to even
   EXPECT_EQ(round_to_format(kF16, 1.0 + 0x1.8p-11), 1.0 + 0x1p-10);
   EXPECT_EQ(round_to_format(kBF16, 1.0 + 0x1p-8), 1.0);
-  EXPECT_EQ(dtype_max_digits(DType::f16), -std::log10(0x1p-11));
+  EXPECT_DOUBLE_EQ(dtype_max_digits(DType::f16), -std::log10(0x1p-11));  // libm or folded: 1 ulp
 }
 
 RC_GTEST_PROP(LowPrecision, RoundingAgreesWithMpfr, (double v)) {

@@ -435,7 +435,7 @@ void Campaign::finish_unit(const Running& r, int status) {
     std::error_code ec;
     u.corpus_added = 0;
     for (const auto& e : fs::directory_iterator(dir + "/corpus", ec))
-      if (e.is_regular_file()) ++u.corpus_added;
+      if (e.is_regular_file(ec)) ++u.corpus_added;
     if (u.executions > 0)
       stats_[u.item].corpus_growth =
           static_cast<double>(u.corpus_added) / static_cast<double>(u.executions);
@@ -564,8 +564,10 @@ void Campaign::run_rounds(bool& more_rounds) {
 }
 
 int Campaign::run() {
-  if (o_.resume && !fs::exists(o_.out_dir + "/campaign.json"))
-    throw InputError("--resume: " + o_.out_dir + " holds no campaign.json (nothing to resume)");
+  std::error_code ec;
+  if (o_.resume && !fs::exists(o_.out_dir + "/campaign.json", ec))
+    throw InputError("--resume: " + o_.out_dir + " holds no campaign.json (" +
+                     (ec ? ec.message() : "nothing to resume") + ")");
   const DirLock lock(o_.out_dir);  // before the state is read: no other campaign writes here now
   open_state();
   rebuild_stats();

@@ -11,8 +11,11 @@
 namespace stabfuzz::campaign {
 
 void check_baseline(const std::string& dir, const std::string& flag) {
-  if (!dir.empty() && !std::filesystem::exists(dir + "/summary.json"))
-    throw InputError(flag + " " + dir + " holds no summary.json (not a finished campaign or run)");
+  if (dir.empty()) return;
+  std::error_code ec;  // a name too long or a component not a directory: an error, not a throw
+  if (!std::filesystem::exists(dir + "/summary.json", ec))
+    throw InputError(flag + " " + dir + " holds no summary.json (" +
+                     (ec ? ec.message() : "not a finished campaign or run") + ")");
 }
 
 int campaign_command(const CampaignOptions& c, bool quiet) {

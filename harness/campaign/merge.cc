@@ -141,11 +141,11 @@ int64_t merge_corpus_dir(const std::string& from, const std::string& to, bool co
   if (ec) throw InputError("cannot create directory " + to + ": " + ec.message());
   int64_t added = 0;
   for (const auto& e : fs::directory_iterator(from, ec)) {
-    if (!e.is_regular_file()) continue;
+    if (!e.is_regular_file(ec)) continue;
     const std::string name = e.path().filename().string();
     if (name.empty() || name[0] == '.') continue;  // our own temporaries
     const fs::path dest = fs::path(to) / name;
-    if (fs::exists(dest)) continue;
+    if (fs::exists(dest, ec)) continue;
     const fs::path tmp = fs::path(to) / (".tmp-" + name + "-" + std::to_string(::getpid()));
     if (copy) {
       fs::copy_file(e.path(), tmp, fs::copy_options::overwrite_existing, ec);
@@ -393,7 +393,7 @@ Joined join_runs(const MergeOptions& o, const std::vector<json::Value>& summarie
     if (const json::Value* r = summaries[k].get("results"); r && r->is_array())
       for (const auto& row : r->as_array()) j.rows.add(row);
     for (const auto& e : fs::directory_iterator(o.dirs[k] + "/corpus", ec))
-      if (e.is_directory())
+      if (e.is_directory(ec))
         merge_corpus_dir(e.path().string(), o.out_dir + "/corpus/" + e.path().filename().string(),
                          true);
     ec.clear();

@@ -432,7 +432,8 @@ int CalibrateCommand::run_broad(const Invocation& inv, std::ostream& progress) c
   progress << fmt(r.seconds, 1) << " s" << std::endl;
   if (docs_) {
     const std::string path = "docs/results/cestac-calibration.md";
-    if (!std::filesystem::is_directory("docs/results"))
+    std::error_code ec;
+    if (!std::filesystem::is_directory("docs/results", ec))
       throw InputError("--docs: no docs/results here (run from the repository root)");
     // The command as it regenerates the file: output-only flags left out.
     std::string command = "stabfuzz";

@@ -68,14 +68,15 @@ class TriageCommand final : public Command {
     if (inv.args.empty()) throw InputError("triage --table needs run directories");
     std::vector<std::string> dirs;
     for (const auto& a : inv.args) {
-      if (std::filesystem::exists(a + "/summary.json")) {
+      std::error_code ec;  // errors (a name too long) read as "not there", never as a throw
+      if (std::filesystem::exists(a + "/summary.json", ec)) {
         dirs.push_back(a);
         continue;
       }
-      std::error_code ec;
       std::vector<std::string> sub;
       for (const auto& e : std::filesystem::directory_iterator(a, ec))
-        if (std::filesystem::exists(e.path() / "summary.json")) sub.push_back(e.path().string());
+        if (std::filesystem::exists(e.path() / "summary.json", ec))
+          sub.push_back(e.path().string());
       if (sub.empty()) throw InputError(a + ": no summary.json in it or in its folders");
       std::sort(sub.begin(), sub.end());
       dirs.insert(dirs.end(), sub.begin(), sub.end());

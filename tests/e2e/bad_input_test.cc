@@ -147,6 +147,16 @@ TEST_F(BadInput, OutputDiskFull) {
   EXPECT_EQ(all.compare(0, kept.size(), kept), 0) << "the kept findings are the run's first ones";
 }
 
+// A path the file system refuses (a name over 255 bytes): found by ci/selffuzz's cli target, where
+// std::filesystem::exists threw and stabfuzz ended with "internal error" (exit 3).
+TEST_F(BadInput, PathNameTooLong) {
+  const std::string longname = dir_ + "/" + std::string(300, 'x');
+  expect_error_line("campaign --targets softmax --baseline " + longname + " --out " + dir_ + "/c",
+                    "--baseline " + longname + " holds no summary.json (File name too long)");
+  expect_error_line("campaign --resume --out " + longname,
+                    "--resume: " + longname + " holds no campaign.json (File name too long)");
+}
+
 TEST_F(BadInput, CheckpointTruncatedOrGarbage) {
   write("c1/campaign.json", "{\"version\": 1, \"seed\": 1");
   expect_error_line("campaign --resume --out " + dir_ + "/c1",

@@ -51,6 +51,29 @@ using Clock = std::chrono::steady_clock;
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) { g_interrupted = 1; }
 
+// While it lives, SIGINT and SIGTERM only set g_interrupted; the previous handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_interrupted = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {
+  }, old_term_{};
+};
+
 struct Running {
   pid_t pid = 0;
   size_t round = 0, unit = 0;
@@ -89,7 +112,7 @@ class Campaign {
   void print_banner();
   bool start_pending_units();  // true while units of the current round wait for a worker
   void reap_units();
-  void run_rounds(bool& more_rounds);
+  void run_rounds();
   void stop_units();       // kills and reaps the running units; they are pending again
   int stop_interrupted();  // stop_units(), saves, writes summary.json, says how to resume; 130
   int finish();
@@ -545,7 +568,8 @@ int Campaign::stop_interrupted() {
 }
 
 // The rounds, until the campaign is finished, out of budget or interrupted.
-void Campaign::run_rounds(bool& more_rounds) {
+void Campaign::run_rounds() {
+  bool more_rounds = !state_.finished;
   while (!state_.finished) {
     if (g_interrupted) break;
     const bool pending = start_pending_units();  // while workers are free
@@ -572,34 +596,19 @@ int Campaign::run() {
   open_state();
   rebuild_stats();
   print_banner();
-  g_interrupted = 0;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int {
-  }, old_term{};
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
-  bool more_rounds = !state_.finished;
-  try {
-    run_rounds(more_rounds);
-  } catch (const InputError&) {
-    // A write that failed (a full disk): no unit goes on writing. The checkpoint on disk is the
-    // last one saved, where the units not merged are pending or running: --resume runs them again
-    // once there is room, and findings already in findings.jsonl are not written twice.
-    stop_units();
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    throw;
+  {
+    const StopSignals signals;
+    try {
+      run_rounds();
+    } catch (const InputError&) {
+      // A write that failed (a full disk): no unit goes on writing. The checkpoint on disk is the
+      // last one saved, where the units not merged are pending or running: --resume runs them
+      // again once there is room, and findings already in findings.jsonl are not written twice.
+      stop_units();
+      throw;
+    }
+    if (g_interrupted) return stop_interrupted();
   }
-  if (g_interrupted) {
-    const int code = stop_interrupted();
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    return code;
-  }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
   merge_round_corpora();
   for (auto& r : state_.rounds)
     for (auto& u : r.units)

@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "injectors/fault_plan.h"
 #include "stabfuzz/cestac.h"
@@ -181,39 +183,78 @@ Cestac faulty_cestac(Kind kind, Cestac base) {
   };
 }
 
+const Target* reference_of(const Family& family) {
+  for (const auto& t : family.targets)
+    if (t.kind == TargetKind::reference) return &t;
+  return nullptr;
+}
+
+// Fault k planted in `stable`, or nullopt when no dtype of it can carry the fault.
+std::optional<Target> fault_target(const Family& family, const Target& stable, Kind k) {
+  Target t;
+  t.id = family.name + "/fault/" + std::string(fault::kind_name(k));
+  t.kind = TargetKind::injected;
+  for (DType d : stable.dtypes)  // Faulty<T> exists for double and float only
+    if (!fault::scalar_fault(k) || d == DType::f64 || d == DType::f32) t.dtypes.push_back(d);
+  if (t.dtypes.empty()) return std::nullopt;
+  const FaultText tx = text(k);
+  t.description =
+      std::string(fault::kind_name(k)) + " fault planted in " + stable.id +
+      (fault::scalar_fault(k) ? " (oracle only: CESTAC does not model this rounding fault)" : "");
+  t.native = faulty_native(k, t.id, stable.native);
+  t.cestac = faulty_cestac(k, stable.cestac);
+  // Measured (tests/injectors/mutants_test.cc, seeds 1-3): CESTAC flags eps = 0 in the
+  // normalizations, whose variance or mean square of a constant row is a computational zero, but
+  // not where the rows that break have an exactly zero norm (cosine_similarity: 0 / 0 in every
+  // sample), nor the n u growth of a sequential sum.
+  const bool cestac_sees =
+      k == Kind::eps_removed && t.cestac &&
+      (family.name == "layer_norm" || family.name == "rms_norm" || family.name == "batch_norm");
+  t.injection = Injection{std::string(tx.plants) + ", in " + stable.id, tx.fails_where, tx.fix,
+                          cestac_sees ? "both" : "oracle"};
+  return t;
+}
+
+// The families whose contract has an eps (stabfuzz/params.h).
+bool has_eps(const Family& family) {
+  static const std::set<std::string> kEps = {"layer_norm",        "rms_norm",          "batch_norm",
+                                             "cosine_similarity", "pairwise_distance", "adam"};
+  return kEps.count(family.name) > 0;
+}
+
 }  // namespace
 
 void attach_fault_mutants(Family& family) {
   const auto it = fault_table().find(family.name);
   if (it == fault_table().end()) return;
-  const Target* stable = nullptr;
-  for (const auto& t : family.targets)
-    if (t.kind == TargetKind::reference) {
-      stable = &t;
-      break;
-    }
+  const Target* stable = reference_of(family);
   if (!stable) return;
   std::vector<Target> added;
-  for (Kind k : it->second) {
-    Target t;
-    t.id = family.name + "/fault/" + std::string(fault::kind_name(k));
-    t.kind = TargetKind::injected;
-    for (DType d : stable->dtypes)  // Faulty<T> exists for double and float only
-      if (!fault::scalar_fault(k) || d == DType::f64 || d == DType::f32) t.dtypes.push_back(d);
-    if (t.dtypes.empty()) continue;
-    const FaultText tx = text(k);
-    t.description =
-        std::string(fault::kind_name(k)) + " fault planted in " + stable->id +
-        (fault::scalar_fault(k) ? " (oracle only: CESTAC does not model this rounding fault)" : "");
-    t.native = faulty_native(k, t.id, stable->native);
-    t.cestac = faulty_cestac(k, stable->cestac);
-    t.injection = Injection{std::string(tx.plants) + ", in " + stable->id, tx.fails_where, tx.fix,
-                            // measured: CESTAC flags eps = 0 (division by a computational
-                            // zero) but not the n u growth of a sequential sum
-                            k == Kind::eps_removed && t.cestac ? "both" : "oracle"};
-    added.push_back(std::move(t));
-  }
+  for (Kind k : it->second)
+    if (auto t = fault_target(family, *stable, k)) added.push_back(std::move(*t));
   for (auto& t : added) family.targets.push_back(std::move(t));
+}
+
+std::vector<Target> fault_matrix(const Family& family) {
+  std::vector<Target> out;
+  const Target* stable = reference_of(family);
+  if (!stable) return out;
+  for (int i = 0; i < fault::kKindCount; ++i) {
+    const auto k = static_cast<Kind>(i);
+    if (k == Kind::eps_removed && !has_eps(family)) continue;
+    if (auto t = fault_target(family, *stable, k)) out.push_back(std::move(*t));
+  }
+  return out;
+}
+
+bool registered_fault_mutant(const std::string& id) {
+  const auto slash = id.find("/fault/");
+  if (slash == std::string::npos) return false;
+  const auto it = fault_table().find(id.substr(0, slash));
+  if (it == fault_table().end()) return false;
+  for (Kind k : it->second)
+    if (id.substr(slash + 7) == fault::kind_name(k)) return true;
+  return false;
 }
 
 }  // namespace stabfuzz::injectors

@@ -1,19 +1,25 @@
 // The inject loop: mutants until their first detection, reference targets for the whole budget.
 #include "harness/campaign/inject.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
+#include <deque>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/core/duration.h"
 #include "harness/corpus/replay.h"
 #include "harness/pipeline/case.h"
 #include "harness/pipeline/evaluate.h"
+#include "injectors/fault_mutants.h"
 #include "injectors/fault_plan.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
+#include "stabfuzz/version.h"
 
 namespace stabfuzz::campaign {
 
@@ -84,8 +90,21 @@ std::string save(const Registry& reg, const std::string& dir, const corpus::Entr
   return path;
 }
 
+std::string why_undetected(const MutantResult& r, bool has_reference) {
+  std::ostringstream os;
+  if (has_reference && r.changed_inputs == 0) {
+    os << "no effect: the outputs equal the reference target's on all " << r.inputs << " inputs";
+    return os.str();
+  }
+  if (has_reference)
+    os << "changed the outputs of " << r.changed_inputs << " of " << r.inputs << " inputs, ";
+  os << "worst error " << fmt(r.max_ratio, 3) << " x the tolerance (within it)";
+  if (r.has_cestac) os << ", CESTAC silent";
+  return os.str();
+}
+
 MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
-                        const InjectOptions& o) {
+                        const Target* reference, const InjectOptions& o) {
   MutantResult r;
   r.id = t.id;
   r.family = f.name;
@@ -102,6 +121,9 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
     const CestacRequest req = request(t, c.dtype, o.seed, o.cestac);
     const Verdict v = evaluate(f, t, in, req);
     ++r.inputs;
+    if (std::isfinite(v.max_ratio)) r.max_ratio = std::max(r.max_ratio, v.max_ratio);
+    if (reference && !r.detected)
+      r.changed_inputs += !pipeline::same_outputs(t.native(in), reference->native(in));
     if (v.oracle_fired && r.oracle_inputs < 0) r.oracle_inputs = r.inputs;
     if (v.cestac_fired && r.cestac_inputs < 0) r.cestac_inputs = r.inputs;
     if (!v.finding() || r.detected) continue;
@@ -116,7 +138,7 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
     r.case_index = c.index;
     r.original_n = in.total_size();
     // seconds_to_detect is taken before the shrink: shrinking is not part of the detection.
-    auto [small, steps] = shrink_failing(f, t, in, req, o.shrink_evals);
+    auto [small, steps] = shrink_failing(f, t, in, req, o.shrink_evals, 0, reference);
     r.shrunk = small;
     r.shrink_steps = steps;
     const Verdict sv = evaluate(f, t, small, req);  // leaves the fault report of the shrunk input
@@ -136,6 +158,9 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
     }
   }
   r.seconds = since(t0);
+  const std::string& e = r.expected_detection;
+  r.expected_missed = r.has_cestac && (e == "cestac" || e == "both") && r.cestac_inputs < 0;
+  if (!r.detected) r.why_undetected = why_undetected(r, reference != nullptr);
   return r;
 }
 
@@ -219,12 +244,30 @@ InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::o
     throw InputError("unknown family '" + o.family + "' (stabfuzz --list shows the families)");
   }
   if (!(o.budget_s > 0)) throw InputError("inject needs --budget-s S > 0 (seconds per target)");
-  std::vector<std::pair<const Family*, const Target*>> mutants, stable;
-  for (const Family* f : families)
+  struct Planted {
+    const Family* family;
+    const Target* target;
+    const Target* reference;  // the family's first reference target, or nullptr
+  };
+  std::vector<Planted> mutants;
+  std::vector<std::pair<const Family*, const Target*>> stable;
+  std::deque<Target> matrix;  // the fault matrix's targets (stable addresses)
+  for (const Family* f : families) {
+    const Target* ref = nullptr;
+    for (const auto& t : f->targets)
+      if (t.kind == TargetKind::reference && !ref) ref = &t;
     for (const auto& t : f->targets) {
-      if (t.kind == TargetKind::injected) mutants.emplace_back(f, &t);
-      if (t.kind == TargetKind::reference) stable.emplace_back(f, &t);
+      const bool fault = t.id.find("/fault/") != std::string::npos;
+      if (t.kind == TargetKind::injected && !(o.fault_matrix && fault))
+        mutants.push_back({f, &t, ref});
+      if (t.kind == TargetKind::reference && o.references) stable.emplace_back(f, &t);
     }
+    if (o.fault_matrix)
+      for (auto& t : injectors::fault_matrix(*f)) {
+        matrix.push_back(std::move(t));
+        mutants.push_back({f, &matrix.back(), ref});
+      }
+  }
   if (mutants.empty() && stable.empty()) throw InputError("no targets to run in " + o.family);
 
   InjectResult res;
@@ -236,7 +279,9 @@ InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::o
            << mutants.size() << " mutants, " << stable.size() << " reference targets" << std::endl;
   int64_t detected = 0, by_cestac = 0, by_oracle = 0;
   for (size_t i = 0; i < mutants.size(); ++i) {
-    MutantResult m = run_mutant(registry, *mutants[i].first, *mutants[i].second, o);
+    MutantResult m =
+        run_mutant(registry, *mutants[i].family, *mutants[i].target, mutants[i].reference, o);
+    if (m.origin == "fault") m.registered = injectors::registered_fault_mutant(m.id);
     progress << "  [" << i + 1 << "/" << mutants.size() << "] " << m.id << ": ";
     if (m.detected) {
       progress << "detected by " << m.detector << " at input " << m.inputs_to_detect << " ("
@@ -244,7 +289,8 @@ InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::o
                << "), shrunk " << m.original_n << " -> " << m.shrunk->total_size() << " values";
       if (!m.fault_site.empty()) progress << "; fault at " << m.fault_site;
     } else {
-      progress << "NOT detected in " << m.inputs << " inputs (" << fmt(m.seconds, 1) << " s)";
+      progress << "NOT detected in " << m.inputs << " inputs (" << fmt(m.seconds, 1)
+               << " s): " << m.why_undetected;
     }
     progress << std::endl;
     detected += m.detected;
@@ -297,6 +343,12 @@ json::Value inject_json(const InjectResult& r) {
                                          : json::Value());
     x.set("inputs", static_cast<long long>(m.inputs));
     x.set("seconds", m.seconds);
+    x.set("registered", m.registered);
+    x.set("changed_inputs", static_cast<long long>(m.changed_inputs));
+    x.set("max_error_over_tolerance",
+          std::isfinite(m.max_ratio) ? json::Value(m.max_ratio) : json::Value());
+    x.set("expected_detector_missed", m.expected_missed);
+    if (!m.detected) x.set("why_undetected", m.why_undetected);
     if (m.detected) {
       x.set("dtype", dtype_name(m.dtype));
       x.set("regime", m.regime);
@@ -366,6 +418,7 @@ void print_inject_table(const InjectResult& r, std::ostream& os) {
        << std::setw(9) << fmt(m.detected ? m.seconds_to_detect : m.seconds, 2) << std::setw(8)
        << opt(m.oracle_inputs) << std::setw(8) << (m.has_cestac ? opt(m.cestac_inputs) : "n/a");
     if (m.detected) os << "  " << dtype_name(m.dtype) << " " << m.regime;
+    if (!m.detected) os << "  " << m.why_undetected;
     os << "\n";
   }
   int64_t detected = 0;
@@ -379,6 +432,14 @@ void print_inject_table(const InjectResult& r, std::ostream& os) {
       if (m.origin == origin) ++n, hit += m.detected;
     if (n) os << "  " << origin << " mutants: " << hit << "/" << n << " detected\n";
   }
+  int64_t reg = 0, reg_hit = 0;
+  for (const auto& m : r.mutants)
+    if (!m.registered) ++reg, reg_hit += m.detected;
+  if (reg)
+    os << "  fault matrix pairs outside the registry: " << reg_hit << "/" << reg << " detected\n";
+  for (const auto& m : r.mutants)
+    if (m.expected_missed)
+      os << "  expected CESTAC (" << m.expected_detection << ") never fired: " << m.id << "\n";
   os << "reference targets: " << r.stable.size()
      << ", false positives: " << r.false_positive_targets;
   for (const auto& s : r.stable)
@@ -386,6 +447,168 @@ void print_inject_table(const InjectResult& r, std::ostream& os) {
       os << "\n  " << s.id << ": " << s.failing_inputs << "/" << s.inputs << " failing, first "
          << s.first_failure;
   os << "\n";
+}
+
+}  // namespace stabfuzz::campaign
+
+namespace stabfuzz::campaign {
+namespace {
+
+// "oracle (3)" or "-": the detector of a mutant's first failing input and the inputs it took.
+std::string cell(const MutantResult* m) {
+  if (!m) return "n/a";
+  if (!m->detected) return "**no**";
+  return m->detector + " (" + std::to_string(m->inputs_to_detect) + ")";
+}
+
+std::string pct(int64_t k, int64_t n) {
+  return n ? fmt(100.0 * static_cast<double>(k) / static_cast<double>(n), 1) + " % (" +
+                 std::to_string(k) + "/" + std::to_string(n) + ")"
+           : "-";
+}
+
+}  // namespace
+
+std::string inject_markdown(const std::vector<InjectResult>& runs, const std::string& command,
+                            const std::vector<uint64_t>& tuning_seeds) {
+  std::ostringstream os;
+  auto is_tuning = [&](uint64_t s) {
+    return std::find(tuning_seeds.begin(), tuning_seeds.end(), s) != tuning_seeds.end();
+  };
+  os << "# Detection of the planted bugs\n\n"
+     << "Generated by `" << command << "` on " << utc_date() << "; do not edit by hand.\n\n"
+     << "- stabfuzz " << kVersion << ", " << build_configuration() << "\n"
+     << "- machine: " << machine_description() << "\n";
+  if (!runs.empty())
+    os << "- generator " << generator_name(runs[0].generator) << ", budget " << runs[0].budget_s
+       << " s per target (a mutant stops at its first input every detector it has fired on)\n";
+  os << "- seeds:";
+  for (const auto& r : runs) os << " " << r.seed << (is_tuning(r.seed) ? " (tuning)" : "");
+  os << ". The registry's fault mutants (`injectors/fault_mutants.cc`), the formulation mutants' "
+        "expected detectors and CESTAC's thresholds were chosen on the tuning seeds; the other "
+        "seeds evaluate them.\n\n"
+     << "Every arithmetic fault is planted in every family's first reference target (the fault "
+        "matrix, `--faults all`), not only in the pairs the registry keeps: recall over the "
+        "matrix has no screening. A pair counts as detected when the oracle or CESTAC flags one "
+        "input within the budget; an undetected pair says why: *no effect* (its outputs equal "
+        "the reference target's bit for bit on every input: the fault never reached an output "
+        "there) or its worst error against the tolerance.\n\n";
+
+  os << "## Summary\n\n| seed | formulation mutants | registry's fault mutants | fault matrix (all "
+        "pairs) | matrix pairs with an effect | CESTAC fired (mutants with a CESTAC entry) | "
+        "expected CESTAC missed | reference targets with a finding |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : runs) {
+    int64_t fn = 0, fh = 0, rn = 0, rh = 0, an = 0, ah = 0, en = 0, eh = 0, cn = 0, ch = 0,
+            missed = 0;
+    for (const auto& m : r.mutants) {
+      const bool fault = m.origin == "fault";
+      if (!fault) ++fn, fh += m.detected;
+      if (fault && m.registered) ++rn, rh += m.detected;
+      if (fault) ++an, ah += m.detected;
+      if (fault && (m.detected || m.changed_inputs > 0)) ++en, eh += m.detected;
+      if (m.has_cestac) ++cn, ch += m.cestac_inputs >= 0;
+      missed += m.expected_missed;
+    }
+    os << "| " << r.seed << (is_tuning(r.seed) ? " (tuning)" : "") << " | " << pct(fh, fn) << " | "
+       << pct(rh, rn) << " | " << pct(ah, an) << " | " << pct(eh, en) << " | " << pct(ch, cn)
+       << " | " << missed << " | " << r.false_positive_targets << " of " << r.stable.size()
+       << " |\n";
+  }
+
+  auto find = [](const InjectResult& r, const std::string& id) -> const MutantResult* {
+    for (const auto& m : r.mutants)
+      if (m.id == id) return &m;
+    return nullptr;
+  };
+  std::vector<std::string> ids;  // in the first run's order
+  if (!runs.empty())
+    for (const auto& m : runs[0].mutants) ids.push_back(m.id);
+
+  os << "\n## Formulation mutants\n\nPer seed: the detector of the first failing input (oracle, "
+        "cestac or both) and the inputs it took. *expected* is the registry's "
+        "`expected_detection`; **missed** marks a seed where an expected CESTAC never fired.\n\n"
+     << "| mutant | expected |";
+  for (const auto& r : runs) os << " seed " << r.seed << " |";
+  os << "\n|---|---|";
+  for (size_t i = 0; i < runs.size(); ++i) os << "---|";
+  os << "\n";
+  for (const auto& id : ids) {
+    const MutantResult* first = find(runs[0], id);
+    if (first->origin == "fault") continue;
+    os << "| `" << id << "` | " << first->expected_detection << " |";
+    for (const auto& r : runs) {
+      const MutantResult* m = find(r, id);
+      os << " " << cell(m) << (m && m->expected_missed ? " **missed**" : "") << " |";
+    }
+    os << "\n";
+  }
+
+  os << "\n## Fault matrix\n\nRows: families; columns: faults; a cell gives the seeds whose "
+        "budget found the pair (k/"
+     << runs.size()
+     << "), `*` marks the registry's pairs, "
+        "`no effect` a pair whose outputs never changed at any seed, `-` a fault the family "
+        "cannot carry (eps_removed without an eps).\n\n";
+  std::vector<std::string> kinds;
+  for (int i = 0; i < fault::kKindCount; ++i)
+    kinds.emplace_back(fault::kind_name(static_cast<fault::Kind>(i)));
+  std::vector<std::string> families;
+  for (const auto& id : ids) {
+    const std::string fam = id.substr(0, id.find('/'));
+    if (id.find("/fault/") != std::string::npos &&
+        std::find(families.begin(), families.end(), fam) == families.end())
+      families.push_back(fam);
+  }
+  os << "| family |";
+  for (const auto& k : kinds) os << " " << k << " |";
+  os << "\n|---|";
+  for (size_t i = 0; i < kinds.size(); ++i) os << "---|";
+  os << "\n";
+  std::vector<std::pair<std::string, std::string>> undetected;
+  for (const auto& fam : families) {
+    os << "| " << fam << " |";
+    for (const auto& k : kinds) {
+      const std::string id = fam + "/fault/" + k;
+      int hit = 0, present = 0, changed = 0;
+      bool registered = false;
+      std::string why;
+      for (const auto& r : runs)
+        if (const MutantResult* m = find(r, id)) {
+          ++present;
+          hit += m->detected;
+          changed += m->detected || m->changed_inputs > 0;
+          registered = m->registered;
+          if (!m->detected && why.empty())
+            why = "seed " + std::to_string(r.seed) + ": " + m->why_undetected;
+        }
+      if (!present) {
+        os << " - |";
+        continue;
+      }
+      if (hit < present) undetected.emplace_back(id, why);
+      os << " "
+         << (changed == 0 ? std::string("no effect")
+                          : std::to_string(hit) + "/" + std::to_string(present))
+         << (registered ? "*" : "") << " |";
+    }
+    os << "\n";
+  }
+  os << "\n### Expected CESTAC detections that did not come\n\nPlanted bugs whose expected "
+        "detectors include CESTAC and on which CESTAC never fired within the budget:\n\n";
+  bool any_missed = false;
+  for (const auto& r : runs)
+    for (const auto& m : r.mutants)
+      if (m.expected_missed) {
+        any_missed = true;
+        os << "- `" << m.id << "` (expected " << m.expected_detection << "), seed " << r.seed
+           << (m.detected ? ", detected by " + m.detector : std::string(", undetected")) << "\n";
+      }
+  if (!any_missed) os << "None.\n";
+  os << "\n### Pairs missed at some seed, and why\n\n";
+  if (undetected.empty()) os << "None.\n";
+  for (const auto& [id, why] : undetected) os << "- `" << id << "`: " << why << "\n";
+  return os.str();
 }
 
 }  // namespace stabfuzz::campaign

@@ -31,6 +31,10 @@ struct InjectOptions {
   int64_t shrink_evals = 0;  // evaluations one shrink may spend
   cestac::Config cestac;
   std::string save_corpus;  // directory for regression files; empty: none
+  // Every fault kind planted in every family's reference target (injectors::fault_matrix), in
+  // place of the registry's fault mutants, which were chosen on seed 1.
+  bool fault_matrix = false;
+  bool references = true;  // run the reference targets (false positives)
 };
 
 struct MutantResult {
@@ -54,6 +58,14 @@ struct MutantResult {
   int64_t shrink_steps = 0;
   std::string fault_site;   // fault mutants: where the fault struck on the shrunk input
   std::string corpus_file;  // written regression file
+  bool registered = true;   // a target of the registry (false: only in the fault matrix)
+  // Inputs whose outputs differ from the reference target's (bit for bit, NaN equal to NaN): 0
+  // means the planted change never reached an output on these inputs.
+  int64_t changed_inputs = 0;
+  double max_ratio = 0;  // worst error / tolerance over the inputs
+  // A detector expected_detection names that has a CESTAC entry and never fired.
+  bool expected_missed = false;
+  std::string why_undetected;  // one line, for undetected mutants
 };
 
 struct StableResult {
@@ -86,5 +98,9 @@ Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, i
 
 json::Value inject_json(const InjectResult& r);
 void print_inject_table(const InjectResult& r, std::ostream& os);
+// The recall over several seeds as Markdown (docs/results/detection.md): per mutant the detector
+// and inputs at each seed, undetected ones with why; `command` and `tuning_seeds` are quoted.
+std::string inject_markdown(const std::vector<InjectResult>& runs, const std::string& command,
+                            const std::vector<uint64_t>& tuning_seeds);
 
 }  // namespace stabfuzz::campaign

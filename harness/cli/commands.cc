@@ -119,8 +119,9 @@ class InjectCommand final : public Command {
     return "the detectors' recall over the planted bugs, false positives";
   }
   const char* usage() const override {
-    return "stabfuzz inject [--family F|all] --budget-s S [--seed S] [--generator regimes|uniform]"
-           "\n               [--json PATH] [--save-corpus DIR]";
+    return "stabfuzz inject [--family F|all] --budget-s S [--seed S | --seeds S1,S2,...]"
+           "\n               [--generator regimes|uniform] [--faults registry|all] [--json PATH]"
+           "\n               [--markdown PATH] [--save-corpus DIR]";
   }
   po::options_description options() override {
     po::options_description d("Options");
@@ -129,6 +130,15 @@ class InjectCommand final : public Command {
                 "the family whose mutants and reference targets run");
     flag::value(d, "budget-s", &budget_s_, "S", "seconds per target (required, > 0)");
     flag::seed(d, &seed_);
+    flag::value(d, "seeds", &seeds_, "S1,S2,...",
+                "run each of these seeds in turn (one inject.json per seed); seed 1 is the "
+                "tuning seed the registry's fault mutants and expected detectors were chosen on");
+    flag::value(d, "faults", &faults_, "registry", "registry|all",
+                "the registry's fault mutants, or every fault planted in every family's reference "
+                "target (the unscreened fault matrix; undetected pairs there do not fail the run)");
+    flag::value(d, "markdown", &markdown_, "PATH",
+                "also write the recall per seed, the fault matrix and why each missed pair was "
+                "missed as Markdown (docs/results/detection.md)");
     flag::generator(d, &generator_,
                     "inputs from the families' value regimes, or the naive uniform baseline "
                     "(values uniform in [-1, 1], shapes and parameters of the regimes)");
@@ -149,7 +159,7 @@ class InjectCommand final : public Command {
 
  private:
   std::vector<std::string> plugins_;
-  std::string family_, generator_, save_corpus_, out_, json_;
+  std::string family_, generator_, save_corpus_, out_, json_, seeds_, faults_, markdown_;
   double budget_s_ = 0;
   uint64_t seed_ = 0;
   int cancel_digits_ = 0;
@@ -157,13 +167,45 @@ class InjectCommand final : public Command {
   bool quiet_ = false;
 };
 
+// "1,2,3" (commas or spaces): the seeds, each > 0.
+std::vector<uint64_t> parse_seed_list(const std::string& text) {
+  std::vector<uint64_t> out;
+  std::string item;
+  auto flush = [&] {
+    if (item.empty()) return;
+    size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v == 0 || item[0] == '-')
+      throw InputError("--seeds: '" + item + "' is not a seed (a whole number > 0)");
+    out.push_back(v);
+    item.clear();
+  };
+  for (char c : text) {
+    if (c == ',' || c == ' ') {
+      flush();
+    } else {
+      item += c;
+    }
+  }
+  flush();
+  if (out.empty()) throw InputError("--seeds needs at least one seed, e.g. --seeds 2,3");
+  return out;
+}
+
 int InjectCommand::run(const Invocation& inv) {
   load_plugins(plugins_);
   no_arguments("inject", inv.args.size());
+  if (inv.given("seed") && inv.given("seeds")) throw InputError("give --seed or --seeds, not both");
+  if (faults_ != "registry" && faults_ != "all")
+    throw InputError("--faults: registry or all, not '" + faults_ + "'");
   campaign::InjectOptions io;
   io.family = family_;
   io.budget_s = budget_s_;
-  io.seed = flag::pick_seed(seed_);
   const auto g = campaign::parse_generator(generator_);
   if (!g) throw InputError("unknown --generator '" + generator_ + "' (regimes or uniform)");
   io.generator = *g;
@@ -171,22 +213,49 @@ int InjectCommand::run(const Invocation& inv) {
   flag::check_cancel_digits(cancel_digits_);
   io.cestac.cancel_digits = cancel_digits_;
   io.save_corpus = save_corpus_;
-  const campaign::InjectResult r =
-      campaign::run_inject(default_registry(), io, progress_stream(quiet_));
+  io.fault_matrix = faults_ == "all";
+  const std::vector<uint64_t> seeds =
+      inv.given("seeds") ? parse_seed_list(seeds_) : std::vector<uint64_t>{flag::pick_seed(seed_)};
   std::ostream& table = json_ == "-" ? std::cerr : std::cout;  // keep stdout pure JSON
-  campaign::print_inject_table(r, table);
-  const json::Value j = campaign::inject_json(r);
   const std::string out =
-      out_.empty() ? default_out_dir("inject-" + family_ + "-" + generator_, io.seed) : out_;
+      out_.empty() ? default_out_dir("inject-" + family_ + "-" + generator_, seeds.front()) : out_;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw InputError("cannot create directory " + out + ": " + ec.message());
-  reports::write_json_atomically(out + "/inject.json", j);
-  table << "json: " << out << "/inject.json\n";
-  if (!json_.empty()) emit_json(json_, j);
-  int undetected = 0;
-  for (const auto& m : r.mutants) undetected += !m.detected;
-  return undetected > 0 || r.false_positive_targets > 0 ? 1 : 0;
+  std::vector<campaign::InjectResult> runs;
+  json::Array all;
+  for (uint64_t seed : seeds) {
+    io.seed = seed;
+    campaign::InjectResult r =
+        campaign::run_inject(default_registry(), io, progress_stream(quiet_));
+    campaign::print_inject_table(r, table);
+    json::Value j = campaign::inject_json(r);
+    const std::string file =
+        out +
+        (seeds.size() == 1 ? "/inject.json" : "/inject-seed-" + std::to_string(seed) + ".json");
+    reports::write_json_atomically(file, j);
+    table << "json: " << file << "\n";
+    all.push_back(std::move(j));
+    runs.push_back(std::move(r));
+  }
+  if (!json_.empty()) emit_json(json_, seeds.size() == 1 ? all[0] : json::Value(std::move(all)));
+  if (!markdown_.empty()) {
+    std::ostringstream budget;
+    budget << budget_s_;
+    std::string command = "stabfuzz inject --budget-s " + budget.str() + " --seeds " +
+                          (inv.given("seeds") ? seeds_ : std::to_string(seeds.front())) +
+                          " --faults " + faults_;
+    if (family_ != "all") command += " --family " + family_;
+    if (generator_ != "regimes") command += " --generator " + generator_;
+    reports::write_text_atomically(markdown_, campaign::inject_markdown(runs, command, {1}));
+    table << "markdown: " << markdown_ << "\n";
+  }
+  int failing = 0;
+  for (const auto& r : runs) {
+    for (const auto& m : r.mutants) failing += !m.detected && m.registered;
+    failing += r.false_positive_targets > 0;
+  }
+  return failing > 0 ? 1 : 0;
 }
 
 // stabfuzz replay PATH...: the regression suite over corpus files.

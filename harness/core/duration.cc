@@ -56,14 +56,24 @@ double parse_duration(const std::string& text, const std::string& flag) {
   return total;
 }
 
-std::string local_timestamp() {
+namespace {
+std::string now_formatted(const char* format, bool utc) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
-  localtime_r(&now, &tm);
+  if (utc) {
+    gmtime_r(&now, &tm);
+  } else {
+    localtime_r(&now, &tm);
+  }
   char buf[64];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
+}  // namespace
+
+std::string local_timestamp() { return now_formatted("%Y%m%d-%H%M%S", false); }
+
+std::string utc_date() { return now_formatted("%Y-%m-%d", true); }
 
 std::string format_duration(double seconds) {
   char buf[64];

@@ -2,6 +2,10 @@
 #include "stabfuzz/version.h"
 
 #include <mpfr.h>
+#include <sys/utsname.h>
+
+#include <fstream>
+#include <thread>
 
 #include "harness/core/cuda_probe.h"
 
@@ -14,6 +18,7 @@ std::string build_configuration() {
 #elif defined(__GNUC__)
   s += "gcc " __VERSION__;
 #endif
+  while (!s.empty() && s.back() == ' ') s.pop_back();  // __clang_version__ ends in a space
 #ifdef STABFUZZ_HAVE_LIBFUZZER
   s += ", libfuzzer on";
 #else
@@ -43,6 +48,30 @@ std::string build_configuration() {
 #else
   s += ", libtorch off";
 #endif
+  return s;
+}
+
+std::string machine_description() {
+  std::string s;
+  struct utsname u {};
+  if (uname(&u) == 0) s += u.machine;
+  s += (s.empty() ? "" : ", ") + std::to_string(std::thread::hardware_concurrency()) + " CPUs";
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && model.empty()) model = value;
+    if (key == "flags" && flags.empty()) flags = " " + value + " ";
+  }
+  if (!model.empty()) s += ", " + model;
+  if (!flags.empty()) {
+    for (const char* f : {"avx2", "avx512f", "avx512_bf16"})
+      s += std::string(", ") + f +
+           (flags.find(std::string(" ") + f + " ") != std::string::npos ? " yes" : " no");
+  }
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include "harness/pipeline/evaluate.h"
 
 #include <chrono>
+#include <cmath>
 
 #include "harness/gen/input_gen.h"
 
@@ -53,17 +54,41 @@ std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const 
   return {std::move(cur), steps};
 }
 
+bool same_outputs(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool nan = std::isnan(a[i]) && std::isnan(b[i]);
+    if (!nan && !(a[i] == b[i] && std::signbit(a[i]) == std::signbit(b[i]))) return false;
+  }
+  return true;
+}
+
+bool pins_planted_change(const Family& family, const Target& injected, const Target& reference,
+                         const Input& in, const CestacRequest& req) {
+  if (evaluate(family, reference, in, req).finding()) return false;
+  return !same_outputs(injected.native(in), reference.native(in));
+}
+
+const Target* reference_target(const Family& family) {
+  for (const auto& t : family.targets)
+    if (t.kind == TargetKind::reference) return &t;
+  return nullptr;
+}
+
 std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
                                          const Input& in, const CestacRequest& req, int64_t budget,
-                                         double max_seconds) {
+                                         double max_seconds, const Target* reference) {
   const Family* fam = &family;
   auto sh =
       rc::shrinkable::shrinkRecur(in, [fam](const Input& x) { return gen::shrink_input(*fam, x); });
   // The shrunk input fails the same way: an accuracy finding is not shrunk into an underflow.
   const FindingKind kind = evaluate(family, target, in, req).kind;
+  // Pinning the planted change is kept only when the first failing input does.
+  const bool pin = reference && pins_planted_change(family, target, *reference, in, req);
   auto fails = [&](const Input& x) {
     const Verdict v = evaluate(family, target, x, req);
-    return v.finding() && v.kind == kind;
+    return v.finding() && v.kind == kind &&
+           (!pin || pins_planted_change(family, target, *reference, x, req));
   };
   auto [small, steps] = shrink(fails, std::move(sh), budget, max_seconds);
   return {small.value(), steps};

@@ -29,9 +29,23 @@ std::pair<rc::Shrinkable<Input>, int64_t> shrink(const std::function<bool(const 
                                                  rc::Shrinkable<Input> cur, int64_t budget,
                                                  double max_seconds = 0);
 
-// A failing input shrunk toward shorter rows and simpler floats while the target still fails.
+// Outputs equal bit for bit (NaN equal to NaN, the sign of zero counted).
+bool same_outputs(const std::vector<double>& a, const std::vector<double>& b);
+
+// Whether an input on which a planted bug (an injected target) fails pins the planted change:
+// the family's reference target has no finding on it and the injected target's native outputs
+// differ from the reference's. An input where the two compute the same outputs (log(1 / x) at
+// x = 0) or where the reference fails too would pass for a detection of something else.
+bool pins_planted_change(const Family& family, const Target& injected, const Target& reference,
+                         const Input& in, const CestacRequest& req);
+
+// The family's first reference target, or nullptr.
+const Target* reference_target(const Family& family);
+
+// A failing input shrunk toward shorter rows and simpler floats while the target still fails (and,
+// with `reference`, while the input still pins the planted change: pins_planted_change).
 std::pair<Input, int64_t> shrink_failing(const Family& family, const Target& target,
                                          const Input& in, const CestacRequest& req, int64_t budget,
-                                         double max_seconds = 0);
+                                         double max_seconds = 0, const Target* reference = nullptr);
 
 }  // namespace stabfuzz::pipeline

@@ -6,10 +6,12 @@
 
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness/pipeline/case.h"
 #include "harness/pipeline/evaluate.h"
+#include "injectors/fault_mutants.h"
 #include "injectors/fault_plan.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
@@ -185,6 +187,54 @@ TEST(Inject, CommandWritesTheRecallJson) {
   EXPECT_EQ(testing::run_stabfuzz("inject --family nosuch --budget-s 1").code, 2);
   EXPECT_EQ(testing::run_stabfuzz("inject --family softmax --budget-s 1 --generator bogus").code,
             2);
+}
+
+// --faults all: every fault planted in the reference target, the registry's pairs marked, each
+// missed pair with why; var computes no elementary function, so libm_low_precision has no effect
+// there whatever the budget.
+TEST(Inject, FaultMatrixCoversEveryFaultAndSaysWhyAPairIsMissed) {
+  const Family* var = default_registry().find_family("var");
+  ASSERT_NE(var, nullptr);
+  EXPECT_EQ(injectors::fault_matrix(*var).size(), static_cast<size_t>(fault::kKindCount) - 1)
+      << "every fault but eps_removed (var has no eps)";
+  const Family* ln = default_registry().find_family("layer_norm");
+  ASSERT_NE(ln, nullptr);
+  EXPECT_EQ(injectors::fault_matrix(*ln).size(), static_cast<size_t>(fault::kKindCount));
+  EXPECT_TRUE(injectors::registered_fault_mutant("var/fault/perturb_ulps"));
+  EXPECT_FALSE(injectors::registered_fault_mutant("var/fault/add_bf16"));
+
+  campaign::InjectOptions o;
+  o.family = "var";
+  o.budget_s = 0.2;
+  o.seed = 2;
+  o.fault_matrix = true;
+  o.references = false;
+  std::ostringstream progress;
+  const campaign::InjectResult r = campaign::run_inject(default_registry(), o, progress);
+  std::set<std::string> faults;
+  for (const auto& m : r.mutants) {
+    SCOPED_TRACE(m.id);
+    if (m.origin != "fault") continue;
+    faults.insert(m.id);
+    EXPECT_EQ(m.registered, injectors::registered_fault_mutant(m.id));
+    EXPECT_EQ(m.detected, m.why_undetected.empty());
+    if (m.id == "var/fault/libm_low_precision") {
+      EXPECT_FALSE(m.detected);
+      EXPECT_EQ(m.changed_inputs, 0);
+      EXPECT_NE(m.why_undetected.find("no effect"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(faults.size(), static_cast<size_t>(fault::kKindCount) - 1);
+  EXPECT_TRUE(r.stable.empty());
+  const std::string md = campaign::inject_markdown({r}, "stabfuzz inject ...", {1});
+  EXPECT_NE(md.find("| var |"), std::string::npos) << md;
+  EXPECT_NE(md.find("no effect"), std::string::npos);
+  EXPECT_NE(md.find("`var/fault/libm_low_precision`: seed 2: no effect"), std::string::npos);
+
+  EXPECT_EQ(testing::run_stabfuzz("inject --family var --budget-s 1 --seeds 0").code, 2);
+  EXPECT_EQ(testing::run_stabfuzz("inject --family var --budget-s 1 --seeds 1,x").code, 2);
+  EXPECT_EQ(testing::run_stabfuzz("inject --family var --budget-s 1 --seed 1 --seeds 2").code, 2);
+  EXPECT_EQ(testing::run_stabfuzz("inject --family var --budget-s 1 --faults bogus").code, 2);
 }
 
 }  // namespace

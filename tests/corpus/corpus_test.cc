@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "harness/corpus/replay.h"
+#include "harness/pipeline/evaluate.h"
 #include "stabfuzz/errors.h"
 #include "tests/support/run_binary.h"
 
@@ -169,6 +170,38 @@ TEST(Corpus, ReplayCommand) {
   EXPECT_NE(o.out.find("b.txt:"), std::string::npos) << o.out;
   EXPECT_EQ(testing::run_stabfuzz("replay").code, 2);
   EXPECT_EQ(testing::run_stabfuzz("replay " + dir + "/nothing_here").code, 2);
+}
+
+// Every pinned planted bug (expect: detected on an injected target) fails there because of what
+// it plants: the reference target passes the input and the mutant's outputs differ from it. A file
+// shrunk to an input where both compute the same (log(1 / x) at x = 0) would stay "detected" for
+// another reason and stop guarding the bug.
+TEST(Corpus, PinnedPlantedBugsFailForThePlantedChange) {
+  namespace fs = std::filesystem;
+  const Registry& reg = default_registry();
+  int checked = 0;
+  for (const auto& p :
+       fs::recursive_directory_iterator(std::string(STABFUZZ_SOURCE_DIR) + "/corpora")) {
+    if (!p.is_regular_file() || p.path().extension() != ".txt" ||
+        p.path().parent_path().filename() != "regression")
+      continue;
+    std::ifstream in(p.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const corpus::Entry e = corpus::parse(text.str(), p.path().string());
+    if (e.expect != corpus::Expect::detected) continue;
+    const auto [family, target] = reg.find_target(e.impl);
+    if (!target || target->kind != TargetKind::injected) continue;
+    const Target* reference = pipeline::reference_target(*family);
+    ASSERT_NE(reference, nullptr) << e.family;
+    CestacRequest req;
+    req.seed = e.seed.value_or(0);
+    req.stream = hash_str(e.impl) ^ (static_cast<uint64_t>(e.input.dtype) << 56);
+    EXPECT_TRUE(pipeline::pins_planted_change(*family, *target, *reference, e.input, req))
+        << p.path().string();
+    ++checked;
+  }
+  EXPECT_GE(checked, 60);
 }
 
 }  // namespace

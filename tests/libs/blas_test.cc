@@ -12,6 +12,10 @@ TEST(BlasTargets, EveryCatalogEntryIsRegistered) {
   EXPECT_EQ(targets.size(), libs::blas_catalog().size());
 }
 
+TEST(BlasTargets, EveryFindingOnARegimeSampleIsTriaged) {
+  expect_findings_triaged(libs::blas_catalog(), 8);
+}
+
 TEST(BlasTargets, AccurateOnTypicalInputs) {
   for (const auto& [f, t] : registered(libs::blas_catalog()))
     for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, {});

@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/pipeline/case.h"
+#include "harness/pipeline/evaluate.h"
 #include "harness/pipeline/verdict.h"
+#include "harness/triage/table.h"
 #include "libs/libraries.h"
 #include "stabfuzz/family.h"
+#include "stabfuzz/version.h"
 
 namespace stabfuzz::testing {
 
@@ -92,6 +96,47 @@ inline void expect_exact(const Target& t, Input in, const std::vector<double>& e
     in.dtype = d;
     EXPECT_EQ(t.native(in), expected) << t.id << " " << dtype_name(d);
   }
+}
+
+// A real sample per regime, judged as a run judges it: `per_regime` seeded cases of every regime
+// of the family (pipeline::make_case, seed 1: what `stabfuzz --target` draws first), every dtype of
+// every registered target of `catalog`. Each finding's implementation x dtype x kind must have a
+// verdict in docs/results/library-verdicts.tsv (the library triage), so no pair is called clean
+// where this machine's library has a finding. Findings depend on the CPU (oneDNN picks its kernels
+// by ISA: bf16 only with AVX-512, FTZ in some): the failure message names the machine.
+inline void expect_findings_triaged(const std::vector<libs::LibraryTarget>& catalog,
+                                    int per_regime) {
+  const auto verdicts = triage::read_verdicts(std::string(STABFUZZ_SOURCE_DIR) +
+                                              "/docs/results/library-verdicts.tsv");
+  auto triaged = [&](const std::string& impl, const std::string& dtype, const std::string& kind) {
+    for (const auto& v : verdicts)
+      if (v.impl == impl && (v.dtype == "*" || v.dtype == dtype) &&
+          (v.kind == "*" || v.kind == kind))
+        return true;
+    return false;
+  };
+  int judged = 0;
+  for (const auto& [f, t] : registered(catalog))
+    for (DType d : t->dtypes) {
+      std::set<std::string> reported;  // one failure per implementation x dtype x kind
+      const auto n = static_cast<int64_t>(f->regimes.size()) * per_regime;
+      for (int64_t i = 0; i < n; ++i) {
+        const Input in = pipeline::make_case(*f, d, 1, i);
+        const Verdict v = pipeline::decide(*f, in, t->native(in), f->oracle(in), nullptr);
+        ++judged;
+        if (!v.finding()) continue;
+        const std::string kind(finding_kind_name(v.kind));
+        if (triaged(t->id, std::string(dtype_name(d)), kind) || !reported.insert(kind).second)
+          continue;
+        ADD_FAILURE() << t->id << " " << dtype_name(d) << ": an untriaged " << kind
+                      << " finding on case " << i << " (regime "
+                      << pipeline::case_regime(*f, i).name << ", seed 1: " << v.max_ulp
+                      << " ulps, computed " << v.computed << ", exact " << v.exact
+                      << "); on this machine (" << machine_description()
+                      << "): triage it in docs/results/library-verdicts.tsv";
+      }
+    }
+  if (!registered(catalog).empty()) EXPECT_GT(judged, 0);
 }
 
 }  // namespace stabfuzz::testing

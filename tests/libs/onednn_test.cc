@@ -27,6 +27,10 @@ const std::set<std::string> kKnownFindings = {
     // 0 for 5.3e-8; logsigmoid -0 for -3.5e-7 and -4.6e-10.
     "softplus/onednn/eltwise_soft_relu bf16", "log_sigmoid/onednn/eltwise_logsigmoid bf16"};
 
+TEST(OnednnTargets, EveryFindingOnARegimeSampleIsTriaged) {
+  expect_findings_triaged(libs::onednn_catalog(), 8);
+}
+
 TEST(OnednnTargets, AccurateOnTypicalInputs) {
   for (const auto& [f, t] : registered(libs::onednn_catalog()))
     for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, kKnownFindings);

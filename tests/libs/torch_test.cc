@@ -32,6 +32,10 @@ const std::set<std::string> kKnownFindings = {
 // earlier runs, and did not fire on an AMD EPYC Zen 4 (AVX-512 BF16) under ci/test.
 const std::set<std::string> kCpuDependent = {"gelu/torch/gelu bf16"};
 
+TEST(TorchTargets, EveryFindingOnARegimeSampleIsTriaged) {
+  expect_findings_triaged(libs::torch_catalog(), 8);
+}
+
 TEST(TorchTargets, AccurateOnTypicalInputs) {
   for (const auto& [f, t] : registered(libs::torch_catalog()))
     for (DType d : t->dtypes) expect_accurate(*f, *t, d, 2, kKnownFindings, kCpuDependent);

@@ -88,11 +88,20 @@ std::string reproducer_source(const StandaloneCall& call, const Input& in,
      << "static std::vector<double> call(const std::vector<std::vector<double>>& x) {\n"
      << call.body << "}\n\n"
      << "// Spacing of the " << dtype_name(in.dtype) << " format at |v|.\n"
-     << "static double ulp(double v) {\n"
-     << "  using T = " << (f64 ? "double" : "float") << ";\n"
-     << "  const T a = std::fabs(static_cast<T>(v));\n"
-     << "  return static_cast<double>(std::nextafter(a, std::numeric_limits<T>::infinity())) - a;\n"
-     << "}\n\n"
+     << "static double ulp(double v) {\n";
+  if (in.dtype == DType::f64 || in.dtype == DType::f32) {
+    os << "  using T = " << (f64 ? "double" : "float") << ";\n"
+       << "  const T a = std::fabs(static_cast<T>(v));\n"
+       << "  return static_cast<double>(std::nextafter(a, std::numeric_limits<T>::infinity())) - "
+          "a;\n";
+  } else {  // bf16: 8 significant bits, exponents down to -126; f16: 11 bits, down to -14
+    const bool bf16 = in.dtype == DType::bf16;
+    os << "  const int p = " << (bf16 ? 8 : 11) << ", emin = " << (bf16 ? -126 : -14) << ";\n"
+       << "  int e = 0;\n"
+       << "  std::frexp(std::fabs(v), &e);  // |v| = m 2^e, m in [1/2, 1)\n"
+       << "  return std::ldexp(1.0, (v == 0 || e - 1 < emin ? emin : e - 1) - (p - 1));\n";
+  }
+  os << "}\n\n"
      << "int main() {\n  // The input, exactly (each value is a " << dtype_name(in.dtype) << ").\n"
      << "  const std::vector<std::vector<double>> x = {\n";
   for (const auto& a : in.args) os << "      {" << hexes(a.values) << "},\n";

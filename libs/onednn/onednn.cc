@@ -156,27 +156,49 @@ std::vector<double> reduction(const Input& in, Alg alg, float p) {
 
 // ---- the table --------------------------------------------------------------------------------
 
-// The same primitive as standalone C++ (stabfuzz triage), f32 only: the primitive on x[0].
-std::string primitive_source(const std::string& n, const std::string& dims, const char* tag,
-                             const std::string& pd, const std::string& primitive) {
-  return "  using namespace dnnl;\n"
-         "  engine eng(engine::kind::cpu, 0);\n"
-         "  stream s(eng);\n"
-         "  const memory::desc md(" +
-         dims + ", memory::data_type::f32, memory::format_tag::" + tag +
+// The same primitive as standalone C++ (stabfuzz triage), f32 or bf16: the primitive on x[0]. A
+// bf16 buffer holds the top 16 bits of each float (exact: every input value is a bf16), and the
+// outputs are widened back the same way.
+std::string primitive_source(DType d, const std::string& n, const std::string& dims,
+                             const char* tag, const std::string& pd, const std::string& primitive) {
+  if (d != DType::f32 && d != DType::bf16) return "";
+  const bool bf16 = d == DType::bf16;
+  std::string s =
+      "  using namespace dnnl;\n"
+      "  engine eng(engine::kind::cpu, 0);\n"
+      "  stream s(eng);\n"
+      "  const memory::desc md(" +
+      dims + ", memory::data_type::" + (bf16 ? "bf16" : "f32") + ", memory::format_tag::" + tag +
+      ");\n";
+  if (bf16)
+    s += "  std::vector<uint16_t> src(x[0].size()), dst(" + n +
          ");\n"
-         "  std::vector<float> src(x[0].begin(), x[0].end()), dst(" +
-         n +
-         ");\n"
-         "  " +
-         pd +
-         "\n"
-         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n"
-         "  " +
-         primitive +
-         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n"
-         "  s.wait();\n"
-         "  return {dst.begin(), dst.end()};\n";
+         "  for (size_t i = 0; i < src.size(); ++i) {\n"
+         "    const float f = static_cast<float>(x[0][i]);\n"
+         "    uint32_t b;\n"
+         "    std::memcpy(&b, &f, 4);\n"
+         "    src[i] = static_cast<uint16_t>(b >> 16);  // exact: the value is a bf16\n"
+         "  }\n";
+  else
+    s += "  std::vector<float> src(x[0].begin(), x[0].end()), dst(" + n + ");\n";
+  s += "  " + pd +
+       "\n"
+       "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n"
+       "  " +
+       primitive +
+       "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n"
+       "  s.wait();\n";
+  if (bf16)
+    return s +
+           "  std::vector<double> y(dst.size());\n"
+           "  for (size_t i = 0; i < dst.size(); ++i) {\n"
+           "    const uint32_t b = static_cast<uint32_t>(dst[i]) << 16;\n"
+           "    float f;\n"
+           "    std::memcpy(&f, &b, 4);\n"
+           "    y[i] = f;\n"
+           "  }\n"
+           "  return y;\n";
+  return s + "  return {dst.begin(), dst.end()};\n";
 }
 
 std::string eltwise_source(const Input& in, const std::string& alg, float alpha) {
@@ -185,7 +207,7 @@ std::string eltwise_source(const Input& in, const std::string& alg, float alpha)
   std::snprintf(a, sizeof a, "%.9gf", static_cast<double>(alpha));
   if (alpha == std::floor(alpha)) std::snprintf(a, sizeof a, "%.1ff", static_cast<double>(alpha));
   return primitive_source(
-      n, "{" + n + "}", "a",
+      in.dtype, n, "{" + n + "}", "a",
       "eltwise_forward::primitive_desc pd(eltwise_forward::desc(prop_kind::forward_inference, "
       "algorithm::" +
           alg + ", md, " + a + ", 0.f), eng);",
@@ -194,7 +216,7 @@ std::string eltwise_source(const Input& in, const std::string& alg, float alpha)
 
 std::string softmax_source(const Input& in, const std::string& alg) {
   const std::string n = std::to_string(in.args[0].values.size());
-  return primitive_source(n, "{1, " + n + "}", "ab",
+  return primitive_source(in.dtype, n, "{1, " + n + "}", "ab",
                           "softmax_v2_forward::primitive_desc "
                           "pd(softmax_v2_forward::desc(prop_kind::forward_inference, "
                           "algorithm::" +
@@ -214,6 +236,7 @@ std::string float_literal(double v) {
 // layer_normalization ([1, n], ab) or batch_normalization ([n, c], nc), forward_training with
 // the batch statistics, as in normalize().
 std::string normalization_source(const Input& in, bool layer) {
+  if (in.dtype != DType::f32) return "";
   const std::string prim = layer ? "layer_normalization_forward" : "batch_normalization_forward";
   const auto& t = in.args[0];
   const std::string n = std::to_string(t.values.size());
@@ -246,6 +269,7 @@ std::string normalization_source(const Input& in, bool layer) {
 
 // The row [1, n] reduced to [1, 1], as in reduction() (n = 1 is never called: exact there).
 std::string reduction_source(const Input& in, const std::string& alg, float p) {
+  if (in.dtype != DType::f32) return "";
   const std::string n = std::to_string(in.args[0].values.size());
   return "  using namespace dnnl;\n"
          "  engine eng(engine::kind::cpu, 0);\n"
@@ -267,6 +291,7 @@ std::string reduction_source(const Input& in, const std::string& alg, float p) {
 
 // C [m, n] = A [m, k] B [k, n], row-major, as in matmul().
 std::string matmul_source(const Input& in) {
+  if (in.dtype != DType::f32) return "";
   const std::string m = std::to_string(in.args[0].shape.at(0)),
                     k = std::to_string(in.args[0].shape.at(1)),
                     n = std::to_string(in.args[1].shape.at(1));
@@ -296,7 +321,7 @@ struct Impl {
   const char* description;
   Run run;
   Input probe;  // a small valid input of the family, to find the dtypes this CPU supports
-  Source source = nullptr;  // the call as standalone C++ (f32), when written
+  Source source = nullptr;  // the call as standalone C++ ("" in a dtype it has none for)
 };
 
 Input row(std::vector<double> v) {
@@ -403,12 +428,15 @@ void register_onednn(Registry& registry) {
     if (impl->source)
       t.standalone = [lib = "oneDNN " + version, id = t.id,
                       source = impl->source](const Input& in) {
-        // f32 only; a one-value reduction is not a library call (reduction() returns it exactly).
-        if (in.dtype != DType::f32 ||
-            (id.find("/reduction_") != std::string::npos && in.args[0].values.size() == 1))
+        // A one-value reduction is not a library call (reduction() returns it exactly); a source
+        // is "" in a dtype it is not written for.
+        if (id.find("/reduction_") != std::string::npos && in.args[0].values.size() == 1)
           return std::optional<StandaloneCall>();
+        std::string body = source(in);
+        if (body.empty()) return std::optional<StandaloneCall>();
         return std::optional<StandaloneCall>(
-            StandaloneCall{lib, "#include <dnnl.hpp>\n", source(in), "-ldnnl"});
+            StandaloneCall{lib, "#include <cstdint>\n#include <cstring>\n\n#include <dnnl.hpp>\n",
+                           std::move(body), "-ldnnl"});
       };
     registry.add_target(entry.family, std::move(t));
   }

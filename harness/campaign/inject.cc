@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <deque>
 #include <iomanip>
 #include <ostream>
@@ -122,8 +121,14 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
     const Verdict v = evaluate(f, t, in, req);
     ++r.inputs;
     if (std::isfinite(v.max_ratio)) r.max_ratio = std::max(r.max_ratio, v.max_ratio);
-    if (reference && !r.detected)
-      r.changed_inputs += !pipeline::same_outputs(t.native(in), reference->native(in));
+    if (reference && !r.detected) {
+      bool changed = true;  // a call that throws counts as a change
+      try {
+        changed = !pipeline::same_outputs(t.native(in), reference->native(in));
+      } catch (const std::exception&) {
+      }
+      r.changed_inputs += changed;
+    }
     if (v.oracle_fired && r.oracle_inputs < 0) r.oracle_inputs = r.inputs;
     if (v.cestac_fired && r.cestac_inputs < 0) r.cestac_inputs = r.inputs;
     if (!v.finding() || r.detected) continue;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "families/all_families.h"
+#include "families/overflow_band.h"
 #include "families/regimes.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/op.h"
@@ -20,6 +21,7 @@ using namespace targets;  // NOLINT: the reference kernels this file registers
 using regime::row_input;
 using regime::row_length;
 using Sampler = std::function<Input(Entropy&, DType)>;
+using namespace overflow_band;  // NOLINT: clear_of_overflow and the tests of its band
 
 // ---- value regimes ------------------------------------------------------------------------------
 
@@ -37,8 +39,6 @@ Input row_of(DType d, size_t n, const Draw& draw) {
   for (auto& x : v) x = draw();
   return row_input(d, std::move(v));
 }
-
-bool low_precision(DType d) { return d == DType::f16 || d == DType::bf16; }
 
 // c + N(0, 1): c = 1e4, or 1e8 in f64 (where the naive E[x^2] - E[x]^2 keeps no digit). The
 // storage formats cannot hold N(0, 1) next to 1e4 (spacing 8 in f16, 64 in bf16: rows would be
@@ -105,63 +105,6 @@ Input tiny(Entropy& e, DType d) {
 Input mixed_scales(Entropy& e, DType d) {
   const double hi = std::min(1e8, max_finite(d));
   return row_of(d, row_length(e), [&] { return signed_log_uniform(e, 1e-8, hi); });
-}
-
-// ---- results clear of the overflow threshold (f16, bf16) ---------------------------------------
-//
-// A correctly rounded result near the largest finite value M is M or inf by one rounding (from
-// M + ulp/2 up it is inf), and a kernel within its tolerance can land on the other side: the
-// verdict measures finite against inf as an infinite error. In f32 and f64 that band is ~1e-6
-// of a binade wide and no regime lands in it; in f16 and bf16 (tolerances of several ULPs of
-// 2^-11 and 2^-8) rows would. So in those formats a row whose result lies in [M/4, 4M] is scaled
-// by 1/4 (exactly, up to values that turn subnormal) until it does not: results stay either
-// clearly finite or clearly overflowing, and inf is still tested where it is the exact answer.
-
-// Whether a row's results (in long double: exact for f16 sums, within 2^-60 relative otherwise)
-// come near the largest finite value m.
-using NearOverflow = std::function<bool(const std::vector<double>&, long double m)>;
-
-bool in_band(long double r, long double m) { return r >= m / 4 && r <= 4 * m; }
-
-bool sum_near_overflow(const std::vector<double>& x, long double m) {
-  long double s = 0;
-  for (double v : x) s += v;
-  return in_band(std::fabs(s), m);
-}
-
-// Every prefix is an output, and a scan of values near m crosses m/4..4m on its way to overflow:
-// there is no clear side, so a cumsum row keeps every prefix below m/4.
-bool prefix_near_overflow(const std::vector<double>& x, long double m) {
-  long double s = 0;
-  for (double v : x)
-    if (std::fabs(s += v) >= m / 4) return true;
-  return false;
-}
-
-// The variance (the unbiased one, the larger) and the standard deviation.
-bool var_near_overflow(const std::vector<double>& x, long double m) {
-  long double mean = 0, ss = 0;
-  for (double v : x) mean += v;
-  mean /= static_cast<long double>(x.size());
-  for (double v : x) ss += (v - mean) * (v - mean);
-  const long double var = ss / static_cast<long double>(std::max<size_t>(x.size() - 1, 1));
-  return in_band(var, m) || in_band(std::sqrt(var), m);
-}
-
-bool norm_near_overflow(const std::vector<double>& x, long double m) {
-  long double ss = 0;
-  for (double v : x) ss += static_cast<long double>(v) * v;
-  return in_band(std::sqrt(ss), m);
-}
-
-Sampler clear_of_overflow(Sampler s, NearOverflow near) {
-  return [s, near](Entropy& e, DType d) {
-    Input in = s(e, d);
-    if (!low_precision(d)) return in;
-    while (near(in.args[0].values, max_finite(d)))
-      for (auto& v : in.args[0].values) v = round_to(d, v * 0.25);
-    return in;
-  };
 }
 
 // Said once for every f16/bf16 row of the sums, moments and norms.

@@ -1,4 +1,5 @@
 // The small commands: help, report, inject, replay, bench, calibrate.
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "harness/cli/common.h"
 #include "harness/cli/flags.h"
 #include "harness/corpus/replay.h"
+#include "harness/monitor/sweep.h"
 #include "harness/plugin/loader.h"
 #include "reports/diff.h"
 #include "reports/findings.h"
@@ -167,33 +169,15 @@ class InjectCommand final : public Command {
   bool quiet_ = false;
 };
 
-// "1,2,3" (commas or spaces): the seeds, each > 0.
+// "1,2,3": the seeds, whole numbers > 0.
 std::vector<uint64_t> parse_seed_list(const std::string& text) {
   std::vector<uint64_t> out;
-  std::string item;
-  auto flush = [&] {
-    if (item.empty()) return;
-    size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v == 0 || item[0] == '-')
-      throw InputError("--seeds: '" + item + "' is not a seed (a whole number > 0)");
-    out.push_back(v);
-    item.clear();
-  };
-  for (char c : text) {
-    if (c == ',' || c == ' ') {
-      flush();
-    } else {
-      item += c;
-    }
+  for (double v : monitor::parse_number_list(text, "seeds")) {
+    if (v != std::floor(v) || v > 0x1p53)
+      throw InputError("--seeds: expected whole numbers > 0 separated by commas, got '" + text +
+                       "'");
+    out.push_back(static_cast<uint64_t>(v));
   }
-  flush();
-  if (out.empty()) throw InputError("--seeds needs at least one seed, e.g. --seeds 2,3");
   return out;
 }
 

@@ -154,51 +154,63 @@ std::vector<double> reduction(const Input& in, Alg alg, float p) {
   return decode(y);
 }
 
-// ---- the table --------------------------------------------------------------------------------
+// ---- the same calls as standalone C++ (stabfuzz triage) ---------------------------------------
+//
+// f32 or bf16 ("" in other dtypes: no source). A bf16 buffer holds the top 16 bits of each float
+// (exact: every input value is a bf16), and the outputs are widened back the same way.
 
-// The same primitive as standalone C++ (stabfuzz triage), f32 or bf16: the primitive on x[0]. A
-// bf16 buffer holds the top 16 bits of each float (exact: every input value is a bf16), and the
-// outputs are widened back the same way.
-std::string primitive_source(DType d, const std::string& n, const std::string& dims,
-                             const char* tag, const std::string& pd, const std::string& primitive) {
-  if (d != DType::f32 && d != DType::bf16) return "";
-  const bool bf16 = d == DType::bf16;
-  std::string s =
-      "  using namespace dnnl;\n"
-      "  engine eng(engine::kind::cpu, 0);\n"
-      "  stream s(eng);\n"
-      "  const memory::desc md(" +
-      dims + ", memory::data_type::" + (bf16 ? "bf16" : "f32") + ", memory::format_tag::" + tag +
-      ");\n";
-  if (bf16)
-    s += "  std::vector<uint16_t> src(x[0].size()), dst(" + n +
-         ");\n"
-         "  for (size_t i = 0; i < src.size(); ++i) {\n"
-         "    const float f = static_cast<float>(x[0][i]);\n"
+bool source_dtype(DType d) { return d == DType::f32 || d == DType::bf16; }
+
+const char* source_type(DType d) { return d == DType::bf16 ? "bf16" : "f32"; }
+
+std::string source_prologue() {
+  return "  using namespace dnnl;\n"
+         "  engine eng(engine::kind::cpu, 0);\n"
+         "  stream s(eng);\n";
+}
+
+// std::vector `name` of the dtype's elements holding the doubles of `from` (a vector).
+std::string source_input(DType d, const std::string& name, const std::string& from) {
+  if (d != DType::bf16)
+    return "  std::vector<float> " + name + "(" + from + ".begin(), " + from + ".end());\n";
+  return "  std::vector<uint16_t> " + name + "(" + from + ".size());\n" +
+         "  for (size_t i = 0; i < " + name + ".size(); ++i) {\n" +
+         "    const float f = static_cast<float>(" + from + "[i]);\n" +
          "    uint32_t b;\n"
          "    std::memcpy(&b, &f, 4);\n"
-         "    src[i] = static_cast<uint16_t>(b >> 16);  // exact: the value is a bf16\n"
-         "  }\n";
-  else
-    s += "  std::vector<float> src(x[0].begin(), x[0].end()), dst(" + n + ");\n";
-  s += "  " + pd +
-       "\n"
-       "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n"
-       "  " +
-       primitive +
-       "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n"
-       "  s.wait();\n";
-  if (bf16)
-    return s +
-           "  std::vector<double> y(dst.size());\n"
-           "  for (size_t i = 0; i < dst.size(); ++i) {\n"
-           "    const uint32_t b = static_cast<uint32_t>(dst[i]) << 16;\n"
-           "    float f;\n"
-           "    std::memcpy(&f, &b, 4);\n"
-           "    y[i] = f;\n"
-           "  }\n"
-           "  return y;\n";
-  return s + "  return {dst.begin(), dst.end()};\n";
+         "    " +
+         name + "[i] = static_cast<uint16_t>(b >> 16);  // exact: the value is a bf16\n" + "  }\n";
+}
+
+// std::vector `name` of `count` elements of the dtype, for the outputs.
+std::string source_output(DType d, const std::string& name, const std::string& count) {
+  return std::string("  std::vector<") + (d == DType::bf16 ? "uint16_t" : "float") + "> " + name +
+         "(" + count + ");\n";
+}
+
+// Returns the output vector `name` as doubles.
+std::string source_return(DType d, const std::string& name) {
+  if (d != DType::bf16) return "  return {" + name + ".begin(), " + name + ".end()};\n";
+  return "  std::vector<double> y(" + name + ".size());\n" +
+         "  for (size_t i = 0; i < y.size(); ++i) {\n" +
+         "    const uint32_t b = static_cast<uint32_t>(" + name + "[i]) << 16;\n" +
+         "    float f;\n"
+         "    std::memcpy(&f, &b, 4);\n"
+         "    y[i] = f;\n"
+         "  }\n"
+         "  return y;\n";
+}
+
+// A primitive from src to dst of one memory descriptor (dims, tag): eltwise and softmax.
+std::string primitive_source(DType d, const std::string& n, const std::string& dims,
+                             const char* tag, const std::string& pd, const std::string& primitive) {
+  if (!source_dtype(d)) return "";
+  return source_prologue() + "  const memory::desc md(" + dims +
+         ", memory::data_type::" + source_type(d) + ", memory::format_tag::" + tag + ");\n" +
+         source_input(d, "src", "x[0]") + source_output(d, "dst", n) + "  " + pd + "\n" +
+         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n" + "  " + primitive +
+         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n" + "  s.wait();\n" +
+         source_return(d, "dst");
 }
 
 std::string eltwise_source(const Input& in, const std::string& alg, float alpha) {
@@ -236,7 +248,7 @@ std::string float_literal(double v) {
 // layer_normalization ([1, n], ab) or batch_normalization ([n, c], nc), forward_training with
 // the batch statistics, as in normalize().
 std::string normalization_source(const Input& in, bool layer) {
-  if (in.dtype != DType::f32) return "";
+  if (!source_dtype(in.dtype)) return "";
   const std::string prim = layer ? "layer_normalization_forward" : "batch_normalization_forward";
   const auto& t = in.args[0];
   const std::string n = std::to_string(t.values.size());
@@ -244,75 +256,54 @@ std::string normalization_source(const Input& in, bool layer) {
       layer ? "{1, " + n + "}"
             : "{" + std::to_string(t.shape.at(0)) + ", " + std::to_string(t.shape.at(1)) + "}";
   const double eps = dtype_param(in, "eps", layer ? params::kLayerNormEps : params::kBatchNormEps);
-  return "  using namespace dnnl;\n"
-         "  engine eng(engine::kind::cpu, 0);\n"
-         "  stream s(eng);\n"
-         "  const memory::desc md(" +
-         dims + ", memory::data_type::f32, memory::format_tag::" + (layer ? "ab" : "nc") +
-         ");\n"
-         "  std::vector<float> src(x[0].begin(), x[0].end()), dst(" +
-         n +
-         ");\n"
-         "  " +
-         prim + "::primitive_desc pd(" + prim + "::desc(prop_kind::forward_training, md, " +
-         float_literal(eps) +
-         ", normalization_flags::none), eng);\n"
-         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n"
-         "  memory mean(pd.mean_desc(), eng), var(pd.variance_desc(), eng);\n"
-         "  " +
-         prim +
-         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}, "
-         "{DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});\n"
-         "  s.wait();\n"
-         "  return {dst.begin(), dst.end()};\n";
+  return source_prologue() + "  const memory::desc md(" + dims +
+         ", memory::data_type::" + source_type(in.dtype) +
+         ", memory::format_tag::" + (layer ? "ab" : "nc") + ");\n" +
+         source_input(in.dtype, "src", "x[0]") + source_output(in.dtype, "dst", n) + "  " + prim +
+         "::primitive_desc pd(" + prim + "::desc(prop_kind::forward_training, md, " +
+         float_literal(eps) + ", normalization_flags::none), eng);\n" +
+         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n" +
+         "  memory mean(pd.mean_desc(), eng), var(pd.variance_desc(), eng);\n" + "  " + prim +
+         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}, " +
+         "{DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});\n" + "  s.wait();\n" +
+         source_return(in.dtype, "dst");
 }
 
 // The row [1, n] reduced to [1, 1], as in reduction() (n = 1 is never called: exact there).
 std::string reduction_source(const Input& in, const std::string& alg, float p) {
-  if (in.dtype != DType::f32) return "";
+  if (!source_dtype(in.dtype)) return "";
   const std::string n = std::to_string(in.args[0].values.size());
-  return "  using namespace dnnl;\n"
-         "  engine eng(engine::kind::cpu, 0);\n"
-         "  stream s(eng);\n"
-         "  const memory::desc src_md({1, " +
-         n +
-         "}, memory::data_type::f32, "
-         "memory::format_tag::ab), dst_md({1, 1}, memory::data_type::f32, "
-         "memory::format_tag::ab);\n"
-         "  std::vector<float> src(x[0].begin(), x[0].end()), dst(1);\n"
-         "  reduction::primitive_desc pd(reduction::desc(algorithm::" +
-         alg + ", src_md, dst_md, " + float_literal(p) +
-         ", 0.f), eng);\n"
-         "  memory sm(src_md, eng, src.data()), dm(dst_md, eng, dst.data());\n"
-         "  reduction(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n"
-         "  s.wait();\n"
-         "  return {dst[0]};\n";
+  const std::string dt = std::string("memory::data_type::") + source_type(in.dtype);
+  return source_prologue() + "  const memory::desc src_md({1, " + n + "}, " + dt +
+         ", memory::format_tag::ab), dst_md({1, 1}, " + dt + ", memory::format_tag::ab);\n" +
+         source_input(in.dtype, "src", "x[0]") + source_output(in.dtype, "dst", "1") +
+         "  reduction::primitive_desc pd(reduction::desc(algorithm::" + alg + ", src_md, dst_md, " +
+         float_literal(p) + ", 0.f), eng);\n" +
+         "  memory sm(src_md, eng, src.data()), dm(dst_md, eng, dst.data());\n" +
+         "  reduction(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n" +
+         "  s.wait();\n" + source_return(in.dtype, "dst");
 }
 
-// C [m, n] = A [m, k] B [k, n], row-major, as in matmul().
+// C [m, n] = A [m, k] B [k, n], row-major, C in the input's dtype, as in matmul().
 std::string matmul_source(const Input& in) {
-  if (in.dtype != DType::f32) return "";
+  if (!source_dtype(in.dtype)) return "";
   const std::string m = std::to_string(in.args[0].shape.at(0)),
                     k = std::to_string(in.args[0].shape.at(1)),
                     n = std::to_string(in.args[1].shape.at(1));
-  return "  using namespace dnnl;\n"
-         "  engine eng(engine::kind::cpu, 0);\n"
-         "  stream s(eng);\n"
-         "  const auto f32 = memory::data_type::f32;\n"
-         "  const memory::desc a_md({" +
-         m + ", " + k + "}, f32, memory::format_tag::ab), b_md({" + k + ", " + n +
-         "}, f32, memory::format_tag::ab), c_md({" + m + ", " + n +
-         "}, f32, memory::format_tag::ab);\n"
-         "  std::vector<float> a(x[0].begin(), x[0].end()), b(x[1].begin(), x[1].end()), c(" +
-         m + " * " + n +
-         ");\n"
-         "  matmul::primitive_desc pd(matmul::desc(a_md, b_md, c_md), eng);\n"
-         "  memory am(a_md, eng, a.data()), bm(b_md, eng, b.data()), cm(c_md, eng, c.data());\n"
+  const std::string dt = std::string("memory::data_type::") + source_type(in.dtype);
+  return source_prologue() + "  const memory::desc a_md({" + m + ", " + k + "}, " + dt +
+         ", memory::format_tag::ab), b_md({" + k + ", " + n + "}, " + dt +
+         ", memory::format_tag::ab), c_md({" + m + ", " + n + "}, " + dt +
+         ", memory::format_tag::ab);\n" + source_input(in.dtype, "a", "x[0]") +
+         source_input(in.dtype, "b", "x[1]") + source_output(in.dtype, "c", m + " * " + n) +
+         "  matmul::primitive_desc pd(matmul::desc(a_md, b_md, c_md), eng);\n" +
+         "  memory am(a_md, eng, a.data()), bm(b_md, eng, b.data()), cm(c_md, eng, c.data());\n" +
          "  matmul(pd).execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, "
-         "cm}});\n"
-         "  s.wait();\n"
-         "  return {c.begin(), c.end()};\n";
+         "cm}});\n" +
+         "  s.wait();\n" + source_return(in.dtype, "c");
 }
+
+// ---- the table --------------------------------------------------------------------------------
 
 using Run = std::function<std::vector<double>(const Input&)>;
 using Source = std::function<std::string(const Input&)>;

@@ -157,5 +157,38 @@ TEST(TriageTable, RowsCarryTheSmallestInputAndTheVerdict) {
   EXPECT_THROW(triage::read_verdicts(tsv), InputError);
 }
 
+// Every `defect` row of the committed triage table (implementation x dtype x kind) is pinned by a
+// corpus file of that implementation, dtype and kind: CI replays it, and the slow tests above
+// build and run its standalone reproducer where the library has one. A docs check: it needs no
+// library in the build.
+TEST(TriageTable, EveryDefectRowHasACorpusFileOfItsKind) {
+  std::set<std::string> pinned;
+  for (const auto& f :
+       fs::recursive_directory_iterator(std::string(STABFUZZ_SOURCE_DIR) + "/corpora")) {
+    if (f.path().extension() != ".txt") continue;
+    const corpus::Entry e = corpus::read_file(f.path().string());
+    if (e.expect == corpus::Expect::detected && e.kind)
+      pinned.insert(e.impl + " " + std::string(dtype_name(e.input.dtype)) + " " +
+                    std::string(finding_kind_name(*e.kind)));
+  }
+  std::ifstream md(std::string(STABFUZZ_SOURCE_DIR) + "/docs/results/library-triage.md");
+  std::string line;
+  int defects = 0;
+  while (std::getline(md, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> cells;
+    for (size_t at = 1, bar; (bar = line.find(" | ", at)) != std::string::npos; at = bar + 2)
+      cells.push_back(line.substr(at + 1, bar - at - 1));
+    if (cells.size() < 11 || cells[10] != "defect") continue;
+    ++defects;
+    std::string impl = cells[1];
+    impl.erase(std::remove(impl.begin(), impl.end(), '`'), impl.end());
+    const std::string key = impl + " " + cells[2] + " " + cells[3];
+    EXPECT_TRUE(pinned.count(key))
+        << "no corpus file (expect: detected, kind: " << cells[3] << ") for the defect row " << key;
+  }
+  EXPECT_GT(defects, 0) << "no defect row read from docs/results/library-triage.md";
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -21,7 +21,7 @@ class TriageCommand final : public Command {
     return "a library finding as a bug report with a standalone C++ reproducer";
   }
   const char* usage() const override {
-    return "stabfuzz triage CORPUS_FILE [--out DIR] [--run]\n"
+    return "stabfuzz triage CORPUS_FILE [--out DIR] [--run] [--library-prefix DIR]\n"
            "stabfuzz triage RUN_DIR --finding N [--out DIR] [--run]   (line N of findings.jsonl)\n"
            "stabfuzz triage --table RUN_DIR... [--verdicts FILE] [--out FILE.md]";
   }
@@ -33,6 +33,11 @@ class TriageCommand final : public Command {
               "where report.md and repro.cc go (default: triage/<implementation>-<dtype>)");
     flag::toggle(d, "run", &run_,
                  "also compile the reproducer with c++ and run it; its output goes in the report");
+    flag::value(d, "library-prefix", &prefix_, "DIR",
+                "with --run: build the reproducer against the library installed under DIR "
+                "(DIR/include, DIR/lib) instead of the system's, e.g. .deps/onednn3 "
+                "(ci/bootstrap --with-onednn3) to ask whether a oneDNN 2 finding reproduces on "
+                "oneDNN 3; the reproducer prints the version it ran");
     flag::toggle(d, "table", &table_,
                  "the library triage table of the run directories (or folders of them): every "
                  "failing library pair x kind, its smallest input and its verdict");
@@ -51,6 +56,10 @@ class TriageCommand final : public Command {
       if (c == '/') c = '-';
     o.out_dir = out_.empty() ? "triage/" + id : out_;
     o.run = run_;
+    o.library_prefix = prefix_;
+    if (!prefix_.empty() && !run_) throw InputError("--library-prefix goes with --run");
+    if (!prefix_.empty() && !std::filesystem::is_directory(prefix_ + "/include"))
+      throw InputError("--library-prefix " + prefix_ + ": no include directory there");
     const triage::Result r = triage::triage(default_registry(), e, o);
     std::cout << r.title << "\nreport:     " << r.report_path << "\n";
     if (!r.source_path.empty()) std::cout << "reproducer: " << r.source_path << "\n";
@@ -111,7 +120,7 @@ class TriageCommand final : public Command {
   }
 
   int64_t finding_ = 0;
-  std::string out_, verdicts_;
+  std::string out_, verdicts_, prefix_;
   bool run_ = false, table_ = false;
 };
 

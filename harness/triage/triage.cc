@@ -161,7 +161,13 @@ Result triage(const Registry& registry, const corpus::Entry& e, const Options& o
     std::ofstream(r.source_path) << reproducer_source(*call, in, oracle.exact, allowed, r.title);
     if (o.run) {
       const std::string bin = o.out_dir + "/repro";
-      auto [rc, text] = shell("c++ -std=c++17 -O2 " + sh_quote(r.source_path) + " -o " +
+      std::string prefix;
+      if (!o.library_prefix.empty()) {
+        const std::string dir = std::filesystem::absolute(o.library_prefix).string();
+        prefix = "-I" + sh_quote(dir + "/include") + " -L" + sh_quote(dir + "/lib") +
+                 " -Wl,-rpath," + sh_quote(dir + "/lib") + " ";
+      }
+      auto [rc, text] = shell("c++ -std=c++17 -O2 " + prefix + sh_quote(r.source_path) + " -o " +
                               sh_quote(bin) + " " + call->build);
       if (rc == 0)
         std::tie(rc, text) = shell("OMP_NUM_THREADS=1 " + sh_quote(bin));
@@ -208,7 +214,12 @@ Result triage(const Registry& registry, const corpus::Entry& e, const Options& o
     md << "`repro.cc` calls only " << lib << ":\n\n```sh\nc++ -std=c++17 -O2 repro.cc -o repro "
        << call->build << "\nOMP_NUM_THREADS=1 ./repro\n```\n";
     if (r.repro_exit >= 0)
-      md << "\nIts output here (exit status " << r.repro_exit << "):\n\n```\n"
+      md << "\nIts output here"
+         << (o.library_prefix.empty()
+                 ? std::string()
+                 : ", built against the library under `" + o.library_prefix + "` (-I " +
+                       o.library_prefix + "/include -L " + o.library_prefix + "/lib)")
+         << " (exit status " << r.repro_exit << "):\n\n```\n"
          << r.repro_output << "```\n";
   }
   r.report_path = o.out_dir + "/report.md";

@@ -15,6 +15,9 @@ namespace stabfuzz::triage {
 struct Options {
   std::string out_dir;  // report.md and repro.cc go here
   bool run = false;     // also compile and run the reproducer, and quote its output
+  // With run: build against the library under this prefix (its include/ and lib/, lib/ also as
+  // the run path) before the system's.
+  std::string library_prefix;
 };
 
 struct Result {

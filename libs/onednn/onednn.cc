@@ -165,8 +165,24 @@ const char* source_type(DType d) { return d == DType::bf16 ? "bf16" : "f32"; }
 
 std::string source_prologue() {
   return "  using namespace dnnl;\n"
+         "  const dnnl_version_t* v = dnnl_version();\n"
+         "  std::printf(\"oneDNN %d.%d.%d\\n\", v->major, v->minor, v->patch);\n"
          "  engine eng(engine::kind::cpu, 0);\n"
          "  stream s(eng);\n";
+}
+
+// The primitive descriptor `pd` and the primitive `prim`, in oneDNN 3's API or in 2's (operation
+// descriptors), chosen when the reproducer is compiled: one file builds against either version.
+// v3 empty: oneDNN 3 has no such primitive (the file then fails to build against it, saying so).
+std::string source_primitive(const std::string& type3, const std::string& args3,
+                             const std::string& type2, const std::string& args2) {
+  std::string s = "#if DNNL_VERSION_MAJOR >= 3\n";
+  if (type3.empty())
+    s += "#error \"oneDNN 3 removed this primitive\"\n";
+  else
+    s += "  " + type3 + "::primitive_desc pd(eng, " + args3 + ");\n  " + type3 + " prim(pd);\n";
+  return s + "#else\n  " + type2 + "::primitive_desc pd(" + type2 + "::desc(" + args2 +
+         "), eng);\n  " + type2 + " prim(pd);\n#endif\n";
 }
 
 // std::vector `name` of the dtype's elements holding the doubles of `from` (a vector).
@@ -203,13 +219,13 @@ std::string source_return(DType d, const std::string& name) {
 
 // A primitive from src to dst of one memory descriptor (dims, tag): eltwise and softmax.
 std::string primitive_source(DType d, const std::string& n, const std::string& dims,
-                             const char* tag, const std::string& pd, const std::string& primitive) {
+                             const char* tag, const std::string& primitive) {
   if (!source_dtype(d)) return "";
   return source_prologue() + "  const memory::desc md(" + dims +
          ", memory::data_type::" + source_type(d) + ", memory::format_tag::" + tag + ");\n" +
-         source_input(d, "src", "x[0]") + source_output(d, "dst", n) + "  " + pd + "\n" +
-         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n" + "  " + primitive +
-         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n" + "  s.wait();\n" +
+         source_input(d, "src", "x[0]") + source_output(d, "dst", n) + primitive +
+         "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n" +
+         "  prim.execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n" + "  s.wait();\n" +
          source_return(d, "dst");
 }
 
@@ -218,22 +234,21 @@ std::string eltwise_source(const Input& in, const std::string& alg, float alpha)
   char a[32];
   std::snprintf(a, sizeof a, "%.9gf", static_cast<double>(alpha));
   if (alpha == std::floor(alpha)) std::snprintf(a, sizeof a, "%.1ff", static_cast<double>(alpha));
+  const std::string args = "algorithm::" + alg + ", md, ";
+  // oneDNN 3 removed eltwise_logsigmoid.
+  const bool in3 = alg != "eltwise_logsigmoid";
   return primitive_source(
       in.dtype, n, "{" + n + "}", "a",
-      "eltwise_forward::primitive_desc pd(eltwise_forward::desc(prop_kind::forward_inference, "
-      "algorithm::" +
-          alg + ", md, " + a + ", 0.f), eng);",
-      "eltwise_forward");
+      source_primitive(in3 ? "eltwise_forward" : "",
+                       "prop_kind::forward_inference, " + args + "md, " + a + ", 0.f",
+                       "eltwise_forward", "prop_kind::forward_inference, " + args + a + ", 0.f"));
 }
 
 std::string softmax_source(const Input& in, const std::string& alg) {
   const std::string n = std::to_string(in.args[0].values.size());
+  const std::string args = "prop_kind::forward_inference, algorithm::" + alg + ", md, md, 1";
   return primitive_source(in.dtype, n, "{1, " + n + "}", "ab",
-                          "softmax_v2_forward::primitive_desc "
-                          "pd(softmax_v2_forward::desc(prop_kind::forward_inference, "
-                          "algorithm::" +
-                              alg + ", md, md, 1), eng);",
-                          "softmax_v2_forward");
+                          source_primitive("softmax_forward", args, "softmax_v2_forward", args));
 }
 
 // A float literal of C++ source: 1e-05f.
@@ -256,15 +271,30 @@ std::string normalization_source(const Input& in, bool layer) {
       layer ? "{1, " + n + "}"
             : "{" + std::to_string(t.shape.at(0)) + ", " + std::to_string(t.shape.at(1)) + "}";
   const double eps = dtype_param(in, "eps", layer ? params::kLayerNormEps : params::kBatchNormEps);
+  const std::string eps_flags = float_literal(eps) + ", normalization_flags::none";
+  // oneDNN 3.13's C++ header creates a layer normalization through a _v2 C function that 3.2's
+  // library lacks: the C function every oneDNN 3 has, wrapped.
+  const std::string layer_norm_v3 =
+      "#if DNNL_VERSION_MAJOR >= 3\n"
+      "  dnnl_primitive_desc_t c_pd = nullptr;\n"
+      "  error::wrap_c_api(dnnl_layer_normalization_forward_primitive_desc_create(&c_pd, "
+      "eng.get(), dnnl_forward_training, md.get(), md.get(), nullptr, " +
+      float_literal(eps) +
+      ", dnnl_normalization_flags_none, nullptr), \"layer_normalization_forward\");\n"
+      "  " +
+      prim + "::primitive_desc pd(c_pd);\n  " + prim + " prim(pd);\n";
   return source_prologue() + "  const memory::desc md(" + dims +
          ", memory::data_type::" + source_type(in.dtype) +
          ", memory::format_tag::" + (layer ? "ab" : "nc") + ");\n" +
-         source_input(in.dtype, "src", "x[0]") + source_output(in.dtype, "dst", n) + "  " + prim +
-         "::primitive_desc pd(" + prim + "::desc(prop_kind::forward_training, md, " +
-         float_literal(eps) + ", normalization_flags::none), eng);\n" +
+         source_input(in.dtype, "src", "x[0]") + source_output(in.dtype, "dst", n) +
+         (layer ? layer_norm_v3 + "#else\n  " + prim + "::primitive_desc pd(" + prim +
+                      "::desc(prop_kind::forward_training, md, " + eps_flags + "), eng);\n  " +
+                      prim + " prim(pd);\n#endif\n"
+                : source_primitive(prim, "prop_kind::forward_training, md, md, " + eps_flags, prim,
+                                   "prop_kind::forward_training, md, " + eps_flags)) +
          "  memory sm(md, eng, src.data()), dm(md, eng, dst.data());\n" +
-         "  memory mean(pd.mean_desc(), eng), var(pd.variance_desc(), eng);\n" + "  " + prim +
-         "(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}, " +
+         "  memory mean(pd.mean_desc(), eng), var(pd.variance_desc(), eng);\n" +
+         "  prim.execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}, " +
          "{DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});\n" + "  s.wait();\n" +
          source_return(in.dtype, "dst");
 }
@@ -274,14 +304,14 @@ std::string reduction_source(const Input& in, const std::string& alg, float p) {
   if (!source_dtype(in.dtype)) return "";
   const std::string n = std::to_string(in.args[0].values.size());
   const std::string dt = std::string("memory::data_type::") + source_type(in.dtype);
+  const std::string args = "algorithm::" + alg + ", src_md, dst_md, " + float_literal(p) + ", 0.f";
   return source_prologue() + "  const memory::desc src_md({1, " + n + "}, " + dt +
          ", memory::format_tag::ab), dst_md({1, 1}, " + dt + ", memory::format_tag::ab);\n" +
          source_input(in.dtype, "src", "x[0]") + source_output(in.dtype, "dst", "1") +
-         "  reduction::primitive_desc pd(reduction::desc(algorithm::" + alg + ", src_md, dst_md, " +
-         float_literal(p) + ", 0.f), eng);\n" +
+         source_primitive("reduction", args, "reduction", args) +
          "  memory sm(src_md, eng, src.data()), dm(dst_md, eng, dst.data());\n" +
-         "  reduction(pd).execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n" +
-         "  s.wait();\n" + source_return(in.dtype, "dst");
+         "  prim.execute(s, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});\n" + "  s.wait();\n" +
+         source_return(in.dtype, "dst");
 }
 
 // C [m, n] = A [m, k] B [k, n], row-major, C in the input's dtype, as in matmul().
@@ -296,9 +326,9 @@ std::string matmul_source(const Input& in) {
          ", memory::format_tag::ab), c_md({" + m + ", " + n + "}, " + dt +
          ", memory::format_tag::ab);\n" + source_input(in.dtype, "a", "x[0]") +
          source_input(in.dtype, "b", "x[1]") + source_output(in.dtype, "c", m + " * " + n) +
-         "  matmul::primitive_desc pd(matmul::desc(a_md, b_md, c_md), eng);\n" +
+         source_primitive("matmul", "a_md, b_md, c_md", "matmul", "a_md, b_md, c_md") +
          "  memory am(a_md, eng, a.data()), bm(b_md, eng, b.data()), cm(c_md, eng, c.data());\n" +
-         "  matmul(pd).execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, "
+         "  prim.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, "
          "cm}});\n" +
          "  s.wait();\n" + source_return(in.dtype, "c");
 }
@@ -425,9 +455,10 @@ void register_onednn(Registry& registry) {
           return std::optional<StandaloneCall>();
         std::string body = source(in);
         if (body.empty()) return std::optional<StandaloneCall>();
-        return std::optional<StandaloneCall>(
-            StandaloneCall{lib, "#include <cstdint>\n#include <cstring>\n\n#include <dnnl.hpp>\n",
-                           std::move(body), "-ldnnl"});
+        return std::optional<StandaloneCall>(StandaloneCall{
+            lib,
+            "#include <cstdint>\n#include <cstdio>\n#include <cstring>\n\n#include <dnnl.hpp>\n",
+            std::move(body), "-ldnnl"});
       };
     registry.add_target(entry.family, std::move(t));
   }

@@ -91,6 +91,34 @@ TEST(Triage, EveryTorchCorpusReproducerBuildsAndAgreesWithItsExpectation) {
   expect_reproducers_agree(files);
 }
 
+// One reproducer source builds against oneDNN 2 (Debian's) and oneDNN 3 (ci/bootstrap
+// --with-onednn3): the normal-range exp flush, still in oneDNN 3.2, reproduces on both, and the
+// layer normalization (a C function oneDNN 3.2 has, not the header's _v2 one) builds against 3.
+TEST(Triage, OneReproducerBuildsAgainstOnednn2AndOnednn3) {
+  if (!default_registry().find_target("exp/onednn/eltwise_exp").second)
+    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "built without oneDNN");
+  const std::string prefix = std::string(STABFUZZ_SOURCE_DIR) + "/.deps/onednn3";
+  if (!fs::exists(prefix + "/lib/libdnnl.so.3"))
+    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn3", "no oneDNN 3 in .deps (ci/bootstrap --with-onednn3)");
+  const std::string corpora = std::string(STABFUZZ_SOURCE_DIR) + "/corpora/";
+  for (const char* file : {"exp/regression/onednn-eltwise_exp-f32-normal-range.txt",
+                           "layer_norm/regression/onednn-layer_normalization-f32.txt"}) {
+    const corpus::Entry e = corpus::read_file(corpora + file);
+    for (const std::string& p : {std::string(), prefix}) {
+      triage::Options o;
+      o.out_dir = testing::temp_dir("triage-v");
+      o.run = true;
+      o.library_prefix = p;
+      const triage::Result r = triage::triage(default_registry(), e, o);
+      EXPECT_EQ(r.repro_exit, 1) << file << " " << p << "\n" << r.repro_output;
+      EXPECT_NE(r.repro_output.find(p.empty() ? "oneDNN 2." : "oneDNN 3."), std::string::npos)
+          << r.repro_output;
+      EXPECT_NE(slurp(r.report_path).find(p.empty() ? "Its output here (exit" : "built against"),
+                std::string::npos);
+    }
+  }
+}
+
 TEST(Triage, ReportNamesTheLibraryTheErrorAndTheAllowance) {
   const std::string file =
       std::string(STABFUZZ_SOURCE_DIR) + "/corpora/log/regression/onednn-eltwise_log-f32.txt";

@@ -34,7 +34,7 @@ namespace stabfuzz::cestac {
 // CADNA's taxonomy plus what deep-learning operators need.
 enum class Kind : uint8_t {
   cancellation,             // at least `cancel_digits` exact digits lost in one + or -
-  unstable_multiplication,  // both factors are computational zeros, not both exact zeros
+  unstable_multiplication,  // both factors are computational zeros, neither an exact zero
   unstable_division,        // the divisor is a computational zero
   unstable_power,           // pow with a computational-zero base or exponent
   unstable_function,        // log/sqrt/... of a computational zero

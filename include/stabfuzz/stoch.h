@@ -165,10 +165,10 @@ class Stoch {
             [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
     }
     if (ts.detect) {
-      // Both factors computational zeros, at least one of them noise: 0 x 0 of exact zeros is
-      // exact.
-      if (a.zero_fast() && b.zero_fast() &&
-          !(detail::all_equal<kTested>(a.s) && detail::all_equal<kTested>(b.s)))
+      // Both factors computational zeros and both noise: a factor that is exactly 0 in every
+      // sample makes the product exactly 0 (0 x noise is exact).
+      if (a.zero_fast() && b.zero_fast() && !detail::all_equal<kTested>(a.s) &&
+          !detail::all_equal<kTested>(b.s))
         detail::record_here(Kind::unstable_multiplication);
       if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
     }

@@ -258,8 +258,8 @@ struct NearnessOps {
   // their slow paths).
   static SF_ALWAYS_INLINE void mul_checks(const S& a, const S& b, const S& r, bool flushed) {
     if (flushed) detail::record_here(Kind::underflow);
-    if (a.zero_fast() && b.zero_fast() &&
-        !(detail::all_equal<kTested>(a.s) && detail::all_equal<kTested>(b.s)))
+    if (a.zero_fast() && b.zero_fast() && !detail::all_equal<kTested>(a.s) &&
+        !detail::all_equal<kTested>(b.s))
       detail::record_here(Kind::unstable_multiplication);
     if (!detail::all_finite<kTested>(r.s)) detail::check_nonfinite<kTested>(r.s, a.s, b.s);
   }

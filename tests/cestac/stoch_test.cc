@@ -206,6 +206,18 @@ TEST(Stoch, UnstableMultiplicationNeedsTwoComputationalZeros) {
     EXPECT_EQ(count(run.log(), Kind::unstable_multiplication), 0u);
     EXPECT_FALSE(run.log().self_validation_failed());
   }
+  {
+    // An exact zero times noise is exactly 0 in every sample: nothing unstable reaches the
+    // result (the fuzz engine found cosine_similarity f16 failing self-validation on c x rho
+    // with c exactly 0).
+    cestac::Run run(1, 1);
+    const D p = D(0.0) * z;
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(p.s[i], 0.0);
+    const D q = z * D(0.0);
+    (void)q;
+    EXPECT_EQ(count(run.log(), Kind::unstable_multiplication), 0u);
+    EXPECT_FALSE(run.log().self_validation_failed());
+  }
 }
 
 TEST(Stoch, UnstableDivisionByAComputationalZero) {

@@ -253,9 +253,9 @@ struct DStoch {
     for (int i = 0; i < L; ++i) r.s[i] = mul_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
     r.settle(a, b, [](T x, T y) { return cestac::fp::mul(x, y); });
     if (st.detect) {
-      // Both factors computational zeros, at least one of them noise (0 x 0 of exact zeros is
-      // exact).
-      if (a.zero() && b.zero() && !(a.all_equal() && b.all_equal()))
+      // Both factors computational zeros and both noise, as on the CPU (a factor exactly 0 in
+      // every sample makes the product exactly 0).
+      if (a.zero() && b.zero() && !a.all_equal() && !b.all_equal())
         st.flags |= cestac::kFlagUnstableMultiplication;
       if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, kTested);
     }

@@ -296,6 +296,7 @@ struct AdamStable {
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::expm1;
+    using std::fabs;
     using std::isinf;
     using std::log1p;
     using std::sqrt;
@@ -308,16 +309,36 @@ struct AdamStable {
     const auto& g = a.x[1];
     const auto& m = a.x[2];
     const auto& v = a.x[3];
+    // A gradient and first moment below 2^(emin / 2): (1 - beta1) g leaves the normal range and
+    // loses relative precision that lr / eps (1e5 by default) carries into a normal p' (the fuzz
+    // engine: 4.5e-10 relative for g = 2^-1038 in f64). The first moment is then formed on g, m
+    // scaled by 2^k and the update scaled back at the end, rounded once; where v is as small, the
+    // second moment too, on g 2^kv and v 2^2kv with eps 2^kv (sqrt(v / bc2) + eps scales by 2^kv).
+    // Scalings are exact and the inputs exact, so the tests never branch on noise.
+    using Fmt = reduce_detail::FormatOf<T>;
+    const T tiny = T(std::ldexp(1.0, Fmt::value.emin / 2));
     std::vector<T> out(p.size());
     for (size_t i = 0; i < p.size(); ++i) {
+      const T ag = fabs(g[i]), am = fabs(m[i]);
+      long k = 0, kv = 0;
+      if (ag < tiny && am < tiny && (ag > T(0) || am > T(0))) {
+        k = std::min<long>(reduce_detail::pow2_exponent(ag > am ? ag : am), Fmt::value.emax);
+        if (v[i] < tiny * tiny)
+          kv = v[i] > T(0) ? std::min(k, reduce_detail::pow2_exponent(v[i]) / 2) : k;
+      }
+      const T gk = reduce_detail::scale_pow2(g[i], k), mk = reduce_detail::scale_pow2(m[i], k);
+      const T gv = reduce_detail::scale_pow2(g[i], kv),
+              vv = reduce_detail::scale_pow2(v[i], 2 * kv);
       // m + c (g - m) (PyTorch's lerp): beta itself need not be representable in T.
-      const T mi = m[i] + c1 * (g[i] - m[i]);
-      const T vi = v[i] + c2 * (g[i] * g[i] - v[i]);
+      const T mi = mk + c1 * (gk - mk);
+      const T vi = vv + c2 * (gv * gv - vv);
       // v / bc2 overflows where v is near the top of the range and bc2 < 1 (v = 2^1021, step
       // 56: a campaign found p' = 0 for -1.4e-157): then sqrt(v) / sqrt(bc2), PyTorch's form.
       const T q = vi / bc2;
-      const T denom = (isinf(q) ? sqrt(vi) / sqrt(bc2) : sqrt(q)) + eps;
-      out[i] = p[i] - lr * (mi / bc1) / denom;
+      const T denom =
+          (isinf(q) ? sqrt(vi) / sqrt(bc2) : sqrt(q)) + reduce_detail::scale_pow2(eps, kv);
+      const T step = lr * (mi / bc1) / denom;
+      out[i] = p[i] - (k == kv ? step : reduce_detail::scale_pow2(step, kv - k));
     }
     return out;
   }

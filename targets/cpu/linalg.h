@@ -326,19 +326,20 @@ struct AdamStable {
         if (v[i] < tiny * tiny)
           kv = v[i] > T(0) ? std::min(k, reduce_detail::pow2_exponent(v[i]) / 2) : k;
       }
-      const T gk = reduce_detail::scale_pow2(g[i], k), mk = reduce_detail::scale_pow2(m[i], k);
-      const T gv = reduce_detail::scale_pow2(g[i], kv),
-              vv = reduce_detail::scale_pow2(v[i], 2 * kv);
+      // Unscaled elements (k = 0, nearly all) take the plain path: no extra operations.
+      const auto scaled = [](const T& x, long e) {
+        return e == 0 ? x : reduce_detail::scale_pow2(x, e);
+      };
+      const T gk = scaled(g[i], k), mk = scaled(m[i], k);
+      const T gv = scaled(g[i], kv), vv = scaled(v[i], 2 * kv);
       // m + c (g - m) (PyTorch's lerp): beta itself need not be representable in T.
       const T mi = mk + c1 * (gk - mk);
       const T vi = vv + c2 * (gv * gv - vv);
       // v / bc2 overflows where v is near the top of the range and bc2 < 1 (v = 2^1021, step
       // 56: a campaign found p' = 0 for -1.4e-157): then sqrt(v) / sqrt(bc2), PyTorch's form.
       const T q = vi / bc2;
-      const T denom =
-          (isinf(q) ? sqrt(vi) / sqrt(bc2) : sqrt(q)) + reduce_detail::scale_pow2(eps, kv);
-      const T step = lr * (mi / bc1) / denom;
-      out[i] = p[i] - (k == kv ? step : reduce_detail::scale_pow2(step, kv - k));
+      const T denom = (isinf(q) ? sqrt(vi) / sqrt(bc2) : sqrt(q)) + scaled(eps, kv);
+      out[i] = p[i] - scaled(lr * (mi / bc1) / denom, kv - k);
     }
     return out;
   }

@@ -9,6 +9,7 @@ target_sources(stabfuzz_core PRIVATE libs/libraries.cc libs/catalog.cc)
 
 # ---- oneDNN: its CMake config needs the OpenCL headers (ocl-icd-opencl-dev, opencl-c-headers) ----
 set(STABFUZZ_HAVE_ONEDNN OFF)
+set(STABFUZZ_HAVE_ONEDNN3 OFF)
 if(NOT STABFUZZ_ONEDNN STREQUAL "OFF")
   find_package(dnnl CONFIG QUIET)
   if(TARGET DNNL::dnnl)
@@ -25,7 +26,32 @@ if(NOT STABFUZZ_ONEDNN STREQUAL "OFF")
   endif()
   if(STABFUZZ_DNNL_LINK)
     set(STABFUZZ_HAVE_ONEDNN ON)
-    target_sources(stabfuzz_core PRIVATE libs/onednn/onednn.cc)
+    target_sources(stabfuzz_core PRIVATE libs/onednn/onednn.cc libs/onednn/onednn_calls.cc)
+    # oneDNN 3 beside it (ci/bootstrap --with-onednn3 unpacks PyPI's build into .deps/onednn3):
+    # the same calls compiled against its headers into libstabfuzz_onednn3.so, next to the binary,
+    # linked to its libdnnl.so.3 and loaded at start-up (`family/onednn3/...` targets). Only the
+    # module's entry point is visible, so its inline oneDNN 3 code never meets oneDNN 2's.
+    set(STABFUZZ_ONEDNN3_DIR "${CMAKE_SOURCE_DIR}/.deps/onednn3" CACHE PATH
+        "oneDNN 3 (include/, lib/libdnnl.so.3) for the family/onednn3 targets")
+    if(EXISTS "${STABFUZZ_ONEDNN3_DIR}/lib/libdnnl.so.3" AND
+       EXISTS "${STABFUZZ_ONEDNN3_DIR}/include/oneapi/dnnl/dnnl.hpp")
+      set(STABFUZZ_HAVE_ONEDNN3 ON)
+      add_library(stabfuzz_onednn3 MODULE libs/onednn/onednn_calls.cc)
+      target_include_directories(stabfuzz_onednn3 BEFORE PRIVATE "${STABFUZZ_ONEDNN3_DIR}/include")
+      target_include_directories(stabfuzz_onednn3 PRIVATE
+        ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
+      target_link_libraries(stabfuzz_onednn3 PRIVATE "${STABFUZZ_ONEDNN3_DIR}/lib/libdnnl.so.3"
+                                                     ${CMAKE_DL_LIBS})
+      target_compile_definitions(stabfuzz_onednn3 PRIVATE STABFUZZ_ONEDNN_MODULE=1)
+      target_compile_options(stabfuzz_onednn3 PRIVATE -Wall -Wextra -ffp-contract=off
+        -fvisibility=hidden -fvisibility-inlines-hidden $<$<BOOL:${STABFUZZ_WERROR}>:-Werror>)
+      set_target_properties(stabfuzz_onednn3 PROPERTIES CXX_STANDARD 20
+        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin PREFIX "lib"
+        BUILD_RPATH "${STABFUZZ_ONEDNN3_DIR}/lib")
+      set_property(SOURCE libs/onednn/onednn.cc APPEND PROPERTY COMPILE_DEFINITIONS
+                   "STABFUZZ_ONEDNN3_DIR=\"${STABFUZZ_ONEDNN3_DIR}\"")
+      add_dependencies(stabfuzz_core stabfuzz_onednn3)
+    endif()
     target_link_libraries(stabfuzz_core PUBLIC ${STABFUZZ_DNNL_LINK})
     target_compile_definitions(stabfuzz_core PUBLIC STABFUZZ_HAVE_ONEDNN=1)
   elseif(STABFUZZ_ONEDNN STREQUAL "ON")
@@ -99,5 +125,6 @@ if(NOT STABFUZZ_TORCH STREQUAL "OFF")
     message(FATAL_ERROR "STABFUZZ_TORCH=ON but libtorch was not found (ci/bootstrap --with-torch)")
   endif()
 endif()
-message(STATUS "stabfuzz: libraries oneDNN ${STABFUZZ_HAVE_ONEDNN}, CBLAS ${STABFUZZ_HAVE_BLAS}, "
+message(STATUS "stabfuzz: libraries oneDNN ${STABFUZZ_HAVE_ONEDNN} (oneDNN 3 "
+               "${STABFUZZ_HAVE_ONEDNN3}), CBLAS ${STABFUZZ_HAVE_BLAS}, "
                "libtorch ${STABFUZZ_HAVE_TORCH}")

@@ -1,5 +1,7 @@
 // The targets each library provides: the one list both its registration and `--list` (when the
 // library is missing from the build) name.
+#include <string_view>
+
 #include "libs/libraries.h"
 
 namespace stabfuzz::libs {
@@ -13,27 +15,39 @@ std::vector<LibraryTarget> catalog(
   return out;
 }
 
+// The primitives of the oneDNN targets; oneDNN 3 removed eltwise_logsigmoid.
+constexpr std::pair<const char*, const char*> kOnednnRows[] = {
+    {"softmax", "softmax"},
+    {"log_softmax", "logsoftmax"},
+    {"layer_norm", "layer_normalization"},
+    {"batch_norm", "batch_normalization"},
+    {"gelu", "eltwise_gelu_erf"},
+    {"gelu_tanh", "eltwise_gelu_tanh"},
+    {"sigmoid", "eltwise_logistic"},
+    {"softplus", "eltwise_soft_relu"},
+    {"log_sigmoid", "eltwise_logsigmoid"},
+    {"silu", "eltwise_swish"},
+    {"tanh", "eltwise_tanh"},
+    {"exp", "eltwise_exp"},
+    {"log", "eltwise_log"},
+    {"gemm", "matmul"},
+    {"sum", "reduction_sum"},
+    {"mean", "reduction_mean"},
+    {"l2_norm", "reduction_norm_lp_sum"}};
+
+std::vector<LibraryTarget> onednn_rows(const char* library, bool v3) {
+  std::vector<LibraryTarget> out;
+  for (const auto& [family, name] : kOnednnRows)
+    if (!v3 || std::string_view(name) != "eltwise_logsigmoid")
+      out.push_back({family, std::string(family) + "/" + library + "/" + name});
+  return out;
+}
+
 }  // namespace
 
-std::vector<LibraryTarget> onednn_catalog() {
-  return catalog("onednn", {{"softmax", "softmax"},
-                            {"log_softmax", "logsoftmax"},
-                            {"layer_norm", "layer_normalization"},
-                            {"batch_norm", "batch_normalization"},
-                            {"gelu", "eltwise_gelu_erf"},
-                            {"gelu_tanh", "eltwise_gelu_tanh"},
-                            {"sigmoid", "eltwise_logistic"},
-                            {"softplus", "eltwise_soft_relu"},
-                            {"log_sigmoid", "eltwise_logsigmoid"},
-                            {"silu", "eltwise_swish"},
-                            {"tanh", "eltwise_tanh"},
-                            {"exp", "eltwise_exp"},
-                            {"log", "eltwise_log"},
-                            {"gemm", "matmul"},
-                            {"sum", "reduction_sum"},
-                            {"mean", "reduction_mean"},
-                            {"l2_norm", "reduction_norm_lp_sum"}});
-}
+std::vector<LibraryTarget> onednn_catalog() { return onednn_rows("onednn", false); }
+
+std::vector<LibraryTarget> onednn3_catalog() { return onednn_rows("onednn3", true); }
 
 std::vector<LibraryTarget> blas_catalog() {
   return catalog("blas", {{"dot", "dot"}, {"gemm", "gemm"}, {"l2_norm", "nrm2"}});

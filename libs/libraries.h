@@ -22,9 +22,19 @@ struct LibraryTarget {
 // Per library, every target it provides when compiled in (the same list names them when it is
 // not). Each library file registers exactly these.
 std::vector<LibraryTarget> onednn_catalog();
+std::vector<LibraryTarget> onednn3_catalog();  // oneDNN 3, loaded at run time (libs/onednn/)
 std::vector<LibraryTarget> blas_catalog();
 std::vector<LibraryTarget> mkl_catalog();  // Intel MKL's CBLAS, loaded at run time (libs/blas/)
 std::vector<LibraryTarget> torch_catalog();
+
+// Whether AddressSanitizer runs in this process: it does not support dlopen's RTLD_DEEPBIND, which
+// loading a second build of a library beside the linked one (Intel MKL, oneDNN 3) needs.
+bool asan_running();
+
+// Where stabfuzz's module `file` (libstabfuzz_torch.so, libstabfuzz_onednn3.so) lies: the
+// environment variable `env` when set, else next to the running binary (build/bin, or the
+// install's bin), or one level up for the standalone fuzz targets in build/bin/fuzz.
+std::string module_path(const char* env, const char* file);
 
 // Implemented in libs/<library>/ when the library is found (cmake/libraries.cmake).
 void register_onednn(Registry& registry);

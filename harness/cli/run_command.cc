@@ -47,10 +47,10 @@ class RunCommand final : public Command {
            "stabfuzz --target FAMILY --impl ID --dtype D --seed S --case K   (a finding's replay)\n"
            "stabfuzz --list [--json [PATH]]\n"
            "stabfuzz --plugin LIB.so --target plugin ...   (your targets, README \"Plugins\")\n"
-           "SELECTOR: all, a family (softmax), a library (onednn, blas, mkl, torch, cublas, "
-           "plugin),\n"
-           "          a kind (reference, injected, library), FAMILY/LIBRARY (softmax/torch),\n"
-           "          FAMILY/KIND (softmax/reference) or an implementation id (softmax/cpu/stable)";
+           "SELECTOR: all, a family (softmax), a library (onednn, onednn3, blas, mkl, torch,\n"
+           "          cublas, plugin), a kind (reference, injected, library), FAMILY/LIBRARY\n"
+           "          (softmax/torch), FAMILY/KIND (softmax/reference) or an implementation id\n"
+           "          (softmax/cpu/stable)";
   }
   // In this order: replay lines (command_line) name their flags in it.
   po::options_description options() override {

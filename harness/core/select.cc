@@ -137,6 +137,7 @@ std::string library_of(const UnavailableTarget& u) {
 const std::vector<Library>& known_libraries() {
   static const std::vector<Library> libs = {
       {"onednn", "oneDNN, Intel's deep learning primitives"},
+      {"onednn3", "oneDNN 3 (ci/bootstrap --with-onednn3), loaded at run time"},
       {"blas", "the CBLAS linked at build time (OpenBLAS)"},
       {"mkl", "Intel MKL's CBLAS, loaded at run time"},
       {"torch", "libtorch, PyTorch's C++ library (CPU)"},

@@ -2,7 +2,8 @@
 //
 //   all              every implementation
 //   FAMILY           one family's implementations (softmax)
-//   LIBRARY          one library's implementations (onednn, blas, mkl, torch, cublas, plugin)
+//   LIBRARY          one library's implementations (onednn, onednn3, blas, mkl, torch, cublas,
+//                    plugin)
 //   KIND             every implementation of a kind (reference, injected, library)
 //   FAMILY/LIBRARY   one library's implementations of one family (softmax/torch)
 //   FAMILY/KIND      one kind within one family (softmax/reference)

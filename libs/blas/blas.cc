@@ -13,20 +13,6 @@
 #include "libs/libraries.h"
 #include "libs/storage.h"
 
-// AddressSanitizer (clang's __has_feature, GCC's __SANITIZE_ADDRESS__; GCC 12 has no
-// __has_feature).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STABFUZZ_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(STABFUZZ_ASAN)
-#define STABFUZZ_ASAN 1
-#endif
-// Defined when the process runs AddressSanitizer's runtime, also where this file was compiled
-// without it (the self-fuzz targets link it uninstrumented: cmake/selffuzz.cmake).
-extern "C" void __asan_init() __attribute__((weak));
-
 namespace stabfuzz::libs {
 namespace {
 
@@ -169,12 +155,7 @@ std::optional<Cblas> load_mkl(std::string& lib, std::string& why, std::string& p
   }
   // MKL's own calls must bind to MKL, not to the linked CBLAS's symbols of the same names:
   // RTLD_DEEPBIND, which AddressSanitizer does not support.
-#ifdef STABFUZZ_ASAN
-  constexpr bool asan = true;
-#else
-  const bool asan = __asan_init != nullptr;
-#endif
-  if (asan) {
+  if (asan_running()) {
     why = "Intel MKL is not loaded under AddressSanitizer (it needs RTLD_DEEPBIND)";
     return std::nullopt;
   }

@@ -1,158 +1,27 @@
-// oneDNN primitives (softmax, layer/batch normalization, eltwise, matmul, reduction) as targets.
+// oneDNN primitives (softmax, layer/batch normalization, eltwise, matmul, reduction) as targets:
+// `family/onednn/...` on the oneDNN linked into stabfuzz (Debian's 2.x) and `family/onednn3/...`
+// on oneDNN 3 (ci/bootstrap --with-onednn3), whose calls live in libstabfuzz_onednn3.so, loaded at
+// start-up beside the linked one (libs/onednn/onednn_calls.cc is both).
 //
-// Each primitive is created for the input's shape, run once on the CPU engine and its output read
-// back. oneDNN holds no f64 on the CPU; f32 always, and bf16 / f16 where this CPU's oneDNN builds
-// the primitive (probed once at registration: on AVX2 without AVX512-BF16 it usually refuses).
+// oneDNN holds no f64 on the CPU; f32 always, and bf16 / f16 where this CPU's oneDNN builds the
+// primitive (probed once at registration: on AVX2 without AVX512-BF16 it usually refuses).
 #include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
-#include <dnnl.hpp>
+#include <cstdlib>
 #include <functional>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "libs/libraries.h"
+#include "libs/onednn/onednn_api.h"
 #include "libs/storage.h"
 #include "stabfuzz/params.h"
 
 namespace stabfuzz::libs {
 namespace {
-
-using dnnl::memory;
-using Tag = memory::format_tag;
-using Alg = dnnl::algorithm;
-using Dim = memory::dim;
-
-struct Context {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
-};
-Context& ctx() {
-  static Context c;
-  return c;
-}
-
-// Debian's oneDNN runs on OpenMP (libgomp, loaded with it): one thread, so that a run does not
-// depend on the machine's core count. Looked up at run time, as stabfuzz itself links no OpenMP.
-void one_thread() {
-  thread_local bool done = [] {
-    using SetThreads = void (*)(int);
-    if (auto f = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(1);
-    return true;
-  }();
-  (void)done;
-}
-
-memory::data_type data_type(DType d) {
-  switch (d) {
-    case DType::f32:
-      return memory::data_type::f32;
-    case DType::bf16:
-      return memory::data_type::bf16;
-    case DType::f16:
-      return memory::data_type::f16;
-    case DType::f64:
-      break;
-  }
-  return memory::data_type::undef;  // oneDNN's CPU engine has no f64
-}
-
-memory mem(const memory::desc& md, Buffer& b) { return memory(md, ctx().engine, b.data()); }
-
-void execute(const dnnl::primitive& p, const std::unordered_map<int, memory>& args) {
-  p.execute(ctx().stream, args);
-  ctx().stream.wait();
-}
-
-Dim size_of(const Input& in, size_t k = 0) { return static_cast<Dim>(in.args.at(k).values.size()); }
-
-// ---- the primitives ---------------------------------------------------------------------------
-
-// softmax_v2 over the row (axis 1 of [1, n]): softmax_accurate or softmax_log.
-std::vector<double> softmax(const Input& in, Alg alg) {
-  const memory::desc md({1, size_of(in)}, data_type(in.dtype), Tag::ab);
-  const dnnl::softmax_v2_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_inference, alg, md, md, 1}, ctx().engine);
-  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, x.size());
-  execute(dnnl::softmax_v2_forward(pd), {{DNNL_ARG_SRC, mem(md, x)}, {DNNL_ARG_DST, mem(md, y)}});
-  return decode(y);
-}
-
-// Statistics computed from the data (forward_training, no scale or shift): y = (x - mean) /
-// sqrt(var + eps), biased variance, eps added to the variance — the families' contract. eps is the
-// dtype's rounding of the parameter (what the oracle uses), passed as the float oneDNN takes.
-template <class P>
-std::vector<double> normalize(const Input& in, const typename P::primitive_desc& pd,
-                              const memory::desc& md) {
-  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, x.size());
-  memory mean(pd.mean_desc(), ctx().engine), var(pd.variance_desc(), ctx().engine);
-  execute(P(pd), {{DNNL_ARG_SRC, mem(md, x)},
-                  {DNNL_ARG_DST, mem(md, y)},
-                  {DNNL_ARG_MEAN, mean},
-                  {DNNL_ARG_VARIANCE, var}});
-  return decode(y);
-}
-
-std::vector<double> layer_norm(const Input& in) {
-  const memory::desc md({1, size_of(in)}, data_type(in.dtype), Tag::ab);
-  const auto eps = static_cast<float>(dtype_param(in, "eps", params::kLayerNormEps));
-  using LN = dnnl::layer_normalization_forward;
-  const LN::primitive_desc pd(
-      {dnnl::prop_kind::forward_training, md, eps, dnnl::normalization_flags::none}, ctx().engine);
-  return normalize<LN>(in, pd, md);
-}
-
-// x [n, c] row-major is oneDNN's nc layout: channels are the columns, statistics over the batch.
-std::vector<double> batch_norm(const Input& in) {
-  const auto& t = in.args[0];
-  const memory::desc md({t.shape.at(0), t.shape.at(1)}, data_type(in.dtype), Tag::nc);
-  const auto eps = static_cast<float>(dtype_param(in, "eps", params::kBatchNormEps));
-  using BN = dnnl::batch_normalization_forward;
-  const BN::primitive_desc pd(
-      {dnnl::prop_kind::forward_training, md, eps, dnnl::normalization_flags::none}, ctx().engine);
-  return normalize<BN>(in, pd, md);
-}
-
-std::vector<double> eltwise(const Input& in, Alg alg, float alpha) {
-  const memory::desc md({size_of(in)}, data_type(in.dtype), Tag::a);
-  const dnnl::eltwise_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_inference, alg, md, alpha, 0.f}, ctx().engine);
-  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, x.size());
-  execute(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, mem(md, x)}, {DNNL_ARG_DST, mem(md, y)}});
-  return decode(y);
-}
-
-// C [m, n] = A [m, k] B [k, n], all row-major, C in the input's dtype (f32 accumulation inside).
-std::vector<double> matmul(const Input& in) {
-  const Dim m = in.args[0].shape.at(0), k = in.args[0].shape.at(1), n = in.args[1].shape.at(1);
-  const auto dt = data_type(in.dtype);
-  const memory::desc a_md({m, k}, dt, Tag::ab), b_md({k, n}, dt, Tag::ab),
-      c_md({m, n}, dt, Tag::ab);
-  const dnnl::matmul::primitive_desc pd({a_md, b_md, c_md}, ctx().engine);
-  Buffer a = encode(in.dtype, in.args[0].values), b = encode(in.dtype, in.args[1].values);
-  Buffer c = empty_buffer(in.dtype, static_cast<size_t>(m * n));
-  execute(dnnl::matmul(pd), {{DNNL_ARG_SRC, mem(a_md, a)},
-                             {DNNL_ARG_WEIGHTS, mem(b_md, b)},
-                             {DNNL_ARG_DST, mem(c_md, c)}});
-  return decode(c);
-}
-
-// The row [1, n] reduced to [1, 1]; norm_lp_sum with p = 2 and eps = 0 is (sum x^2)^(1/2).
-// oneDNN refuses a reduction that reduces no dimension (n = 1): there the result is the value
-// itself for sum and mean and its magnitude for the norm, exact, returned without a call.
-std::vector<double> reduction(const Input& in, Alg alg, float p) {
-  if (in.args[0].values.size() == 1) {
-    const double x = in.args[0].values[0];
-    return {alg == Alg::reduction_norm_lp_sum ? std::fabs(x) : x};
-  }
-  const auto dt = data_type(in.dtype);
-  const memory::desc src({1, size_of(in)}, dt, Tag::ab), dst({1, 1}, dt, Tag::ab);
-  const dnnl::reduction::primitive_desc pd({alg, src, dst, p, 0.f}, ctx().engine);
-  Buffer x = encode(in.dtype, in.args[0].values), y = empty_buffer(in.dtype, 1);
-  execute(dnnl::reduction(pd), {{DNNL_ARG_SRC, mem(src, x)}, {DNNL_ARG_DST, mem(dst, y)}});
-  return decode(y);
-}
 
 // ---- the same calls as standalone C++ (stabfuzz triage) ---------------------------------------
 //
@@ -335,14 +204,14 @@ std::string matmul_source(const Input& in) {
 
 // ---- the table --------------------------------------------------------------------------------
 
-using Run = std::function<std::vector<double>(const Input&)>;
+using Scalar = std::function<double(const Input&)>;
 using Source = std::function<std::string(const Input&)>;
 struct Impl {
-  const char* id;
+  const char* name;  // the primitive, as target ids name it (`family/onednn/<name>`)
   const char* description;
-  Run run;
-  Input probe;  // a small valid input of the family, to find the dtypes this CPU supports
-  Source source = nullptr;  // the call as standalone C++ ("" in a dtype it has none for)
+  Scalar scalar;  // the primitive's parameter (OnednnModule::run) for this input
+  Input probe;    // a small valid input of the family, to find the dtypes this CPU supports
+  Source source;  // the call as standalone C++ ("" in a dtype it has none for)
 };
 
 Input row(std::vector<double> v) {
@@ -357,71 +226,85 @@ Input matrix(int64_t r, int64_t c, std::vector<double> v) {
   return in;
 }
 
+Scalar constant(double v) {
+  return [v](const Input&) { return v; };
+}
+
+// eps as the dtype holds it (what the oracle uses), passed as the float oneDNN takes.
+Scalar eps(double fallback) {
+  return [fallback](const Input& in) { return dtype_param(in, "eps", fallback); };
+}
+
 std::vector<Impl> impls() {
   const Input r = row({0.5, -1, 2, 0.25});
   Input mm = matrix(2, 2, {1, 2, 3, 4});
   mm.args.push_back({{2, 2}, {0.5, -1, 2, 0.25}});
-  auto elt = [&](const char* id, const char* what, Alg alg, float alpha = 0) {
-    const std::string name = std::string(id).substr(std::string(id).rfind('/') + 1);
-    return Impl{id, what, [alg, alpha](const Input& in) { return eltwise(in, alg, alpha); }, r,
-                [name, alpha](const Input& in) { return eltwise_source(in, name, alpha); }};
+  auto elt = [&](const char* name, const char* what, float alpha = 0) {
+    return Impl{name, what, constant(alpha), r, [name = std::string(name), alpha](const Input& in) {
+                  return eltwise_source(in, name, alpha);
+                }};
   };
   return {
-      {"softmax/onednn/softmax", "softmax_v2 forward, algorithm softmax_accurate, axis of the row",
-       [](const Input& in) { return softmax(in, Alg::softmax_accurate); }, r,
+      {"softmax", "softmax forward, algorithm softmax_accurate, axis of the row", constant(0), r,
        [](const Input& in) { return softmax_source(in, "softmax_accurate"); }},
-      {"log_softmax/onednn/logsoftmax", "softmax_v2 forward, algorithm softmax_log",
-       [](const Input& in) { return softmax(in, Alg::softmax_log); }, r,
+      {"logsoftmax", "softmax forward, algorithm softmax_log", constant(0), r,
        [](const Input& in) { return softmax_source(in, "softmax_log"); }},
-      {"layer_norm/onednn/layer_normalization",
+      {"layer_normalization",
        "layer_normalization forward_training on [1, n], no scale or shift, eps from the input",
-       layer_norm, r, [](const Input& in) { return normalization_source(in, true); }},
-      {"batch_norm/onednn/batch_normalization",
+       eps(params::kLayerNormEps), r,
+       [](const Input& in) { return normalization_source(in, true); }},
+      {"batch_normalization",
        "batch_normalization forward_training on [n, c] (nc), batch statistics, no scale or shift",
-       batch_norm, matrix(2, 2, {1, 2, 3, 5}),
+       eps(params::kBatchNormEps), matrix(2, 2, {1, 2, 3, 5}),
        [](const Input& in) { return normalization_source(in, false); }},
-      elt("gelu/onednn/eltwise_gelu_erf", "eltwise_gelu_erf forward", Alg::eltwise_gelu_erf),
-      elt("gelu_tanh/onednn/eltwise_gelu_tanh", "eltwise_gelu_tanh forward",
-          Alg::eltwise_gelu_tanh),
-      elt("sigmoid/onednn/eltwise_logistic", "eltwise_logistic forward", Alg::eltwise_logistic),
+      elt("eltwise_gelu_erf", "eltwise_gelu_erf forward"),
+      elt("eltwise_gelu_tanh", "eltwise_gelu_tanh forward"),
+      elt("eltwise_logistic", "eltwise_logistic forward"),
       // alpha = 1: soft_relu is log(1 + e^x) (oneDNN 3 reads alpha as the beta of softplus).
-      elt("softplus/onednn/eltwise_soft_relu", "eltwise_soft_relu forward", Alg::eltwise_soft_relu,
-          1),
-      elt("log_sigmoid/onednn/eltwise_logsigmoid", "eltwise_logsigmoid forward",
-          Alg::eltwise_logsigmoid),
+      elt("eltwise_soft_relu", "eltwise_soft_relu forward", 1),
+      elt("eltwise_logsigmoid", "eltwise_logsigmoid forward"),
       // swish is x sigmoid(alpha x): alpha = 1 is silu.
-      elt("silu/onednn/eltwise_swish", "eltwise_swish forward, alpha 1", Alg::eltwise_swish, 1),
-      elt("tanh/onednn/eltwise_tanh", "eltwise_tanh forward", Alg::eltwise_tanh),
-      elt("exp/onednn/eltwise_exp", "eltwise_exp forward", Alg::eltwise_exp),
-      elt("log/onednn/eltwise_log", "eltwise_log forward", Alg::eltwise_log),
-      {"gemm/onednn/matmul", "matmul of row-major A [m, k] and B [k, n], C in the input's dtype",
-       matmul, mm, matmul_source},
-      {"sum/onednn/reduction_sum", "reduction_sum of [1, n] to [1, 1]",
-       [](const Input& in) { return reduction(in, Alg::reduction_sum, 0); }, r,
+      elt("eltwise_swish", "eltwise_swish forward, alpha 1", 1),
+      elt("eltwise_tanh", "eltwise_tanh forward"),
+      elt("eltwise_exp", "eltwise_exp forward"),
+      elt("eltwise_log", "eltwise_log forward"),
+      {"matmul", "matmul of row-major A [m, k] and B [k, n], C in the input's dtype", constant(0),
+       mm, matmul_source},
+      {"reduction_sum", "reduction_sum of [1, n] to [1, 1]", constant(0), r,
        [](const Input& in) { return reduction_source(in, "reduction_sum", 0); }},
-      {"mean/onednn/reduction_mean", "reduction_mean of [1, n] to [1, 1]",
-       [](const Input& in) { return reduction(in, Alg::reduction_mean, 0); }, r,
+      {"reduction_mean", "reduction_mean of [1, n] to [1, 1]", constant(0), r,
        [](const Input& in) { return reduction_source(in, "reduction_mean", 0); }},
-      {"l2_norm/onednn/reduction_norm_lp_sum", "reduction_norm_lp_sum, p = 2, eps = 0",
-       [](const Input& in) { return reduction(in, Alg::reduction_norm_lp_sum, 2); }, r,
+      {"reduction_norm_lp_sum", "reduction_norm_lp_sum, p = 2, eps = 0", constant(2), r,
        [](const Input& in) { return reduction_source(in, "reduction_norm_lp_sum", 2); }},
   };
 }
 
-}  // namespace
+// The call of `impl` on `in`. oneDNN refuses a reduction that reduces no dimension (n = 1): there
+// the result is the value itself for sum and mean and its magnitude for the norm, exact, returned
+// without a call.
+std::vector<double> run(const OnednnModule& m, const Impl& impl, const Input& in) {
+  const std::string name = impl.name;
+  if (name.rfind("reduction_", 0) == 0 && in.args.at(0).values.size() == 1) {
+    const double x = in.args[0].values[0];
+    return {name == "reduction_norm_lp_sum" ? std::fabs(x) : x};
+  }
+  return m.run(impl.name, in.dtype, in.args, impl.scalar(in));
+}
 
-void register_onednn(Registry& registry) {
-  auto all = impls();
-  const dnnl_version_t* v = dnnl::version();
+// Registers `catalog`'s targets on oneDNN build `m`; `build` is how a reproducer links it.
+void add_targets(Registry& registry, const std::vector<LibraryTarget>& catalog,
+                 const OnednnModule& m, const std::string& build) {
+  static const std::vector<Impl> all = impls();
   const std::string version =
-      std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
-  for (const auto& entry : onednn_catalog()) {
+      std::to_string(m.major) + "." + std::to_string(m.minor) + "." + std::to_string(m.patch);
+  for (const auto& entry : catalog) {
+    const std::string name = entry.id.substr(entry.id.rfind('/') + 1);
     const Impl* impl = nullptr;
     for (const auto& i : all)
-      if (entry.id == i.id) impl = &i;
+      if (name == i.name) impl = &i;
     if (!impl) throw std::logic_error("libs: no oneDNN implementation for " + entry.id);
     Target t;
-    t.id = impl->id;
+    t.id = entry.id;
     t.kind = TargetKind::library;
     t.description =
         "oneDNN " + version + " " + impl->description + " (one thread; black box: no CESTAC)";
@@ -430,10 +313,9 @@ void register_onednn(Registry& registry) {
       Input probe = impl->probe;
       probe.dtype = d;
       try {
-        one_thread();
-        impl->run(probe);
+        run(m, *impl, probe);
         t.dtypes.push_back(d);
-      } catch (const dnnl::error& e) {
+      } catch (const std::runtime_error&) {  // oneDNN refused the primitive in this dtype
         refused += (refused.empty() ? "" : ", ") + std::string(dtype_name(d));
       }
     }
@@ -442,25 +324,64 @@ void register_onednn(Registry& registry) {
       continue;
     }
     if (!refused.empty()) t.description += "; this CPU's oneDNN refuses " + refused;
-    t.native = [run = impl->run](const Input& in) {
-      one_thread();
-      return run(in);
+    t.native = [&m, impl](const Input& in) { return run(m, *impl, in); };
+    t.standalone = [lib = "oneDNN " + version, build, name,
+                    source = impl->source](const Input& in) {
+      // A one-value reduction is not a library call (run() returns it exactly); a source is "" in
+      // a dtype it is not written for.
+      if (name.rfind("reduction_", 0) == 0 && in.args.at(0).values.size() == 1)
+        return std::optional<StandaloneCall>();
+      std::string body = source(in);
+      if (body.empty()) return std::optional<StandaloneCall>();
+      return std::optional<StandaloneCall>(StandaloneCall{
+          lib, "#include <cstdint>\n#include <cstdio>\n#include <cstring>\n\n#include <dnnl.hpp>\n",
+          std::move(body), build});
     };
-    if (impl->source)
-      t.standalone = [lib = "oneDNN " + version, id = t.id,
-                      source = impl->source](const Input& in) {
-        // A one-value reduction is not a library call (reduction() returns it exactly); a source
-        // is "" in a dtype it is not written for.
-        if (id.find("/reduction_") != std::string::npos && in.args[0].values.size() == 1)
-          return std::optional<StandaloneCall>();
-        std::string body = source(in);
-        if (body.empty()) return std::optional<StandaloneCall>();
-        return std::optional<StandaloneCall>(StandaloneCall{
-            lib,
-            "#include <cstdint>\n#include <cstdio>\n#include <cstring>\n\n#include <dnnl.hpp>\n",
-            std::move(body), "-ldnnl"});
-      };
     registry.add_target(entry.family, std::move(t));
+  }
+}
+
+// oneDNN 3 beside the linked oneDNN 2: the module's own calls must bind to oneDNN 3's symbols of
+// the same names, hence RTLD_DEEPBIND.
+const OnednnModule* load_onednn3(std::string& why) {
+  if (asan_running()) {
+    why = "oneDNN 3 is not loaded under AddressSanitizer (it needs RTLD_DEEPBIND)";
+    return nullptr;
+  }
+  const std::string path = module_path("STABFUZZ_ONEDNN3_MODULE", "libstabfuzz_onednn3.so");
+  if (access(path.c_str(), R_OK) != 0) {
+    why = "built without oneDNN 3: ci/bootstrap --with-onednn3";
+    return nullptr;
+  }
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!h) {
+    why = "oneDNN 3 not loadable (" + std::string(::dlerror()) + "): ci/bootstrap --with-onednn3";
+    return nullptr;
+  }
+  using Entry = const OnednnModule* (*)();
+  auto entry = reinterpret_cast<Entry>(::dlsym(h, "stabfuzz_onednn3_module"));
+  if (!entry || entry()->abi != kOnednnModuleAbi) {
+    why = path + " is not this build's oneDNN 3 module";
+    return nullptr;
+  }
+  return entry();
+}
+
+}  // namespace
+
+void register_onednn(Registry& registry) {
+  add_targets(registry, onednn_catalog(), linked_onednn(), "-ldnnl");
+  std::string why;
+  if (const OnednnModule* m = load_onednn3(why)) {
+#ifdef STABFUZZ_ONEDNN3_DIR
+    const std::string dir = STABFUZZ_ONEDNN3_DIR;
+#else
+    const std::string dir = ".deps/onednn3";
+#endif
+    add_targets(registry, onednn3_catalog(), *m,
+                "-I" + dir + "/include " + dir + "/lib/libdnnl.so.3 -Wl,-rpath," + dir + "/lib");
+  } else {
+    for (const auto& t : onednn3_catalog()) registry.add_unavailable({t.id, why});
   }
 }
 

@@ -25,27 +25,12 @@ namespace stabfuzz::libs {
 constexpr const char* kVersion = STABFUZZ_TORCH_VERSION;
 namespace {
 
-// The module lies next to the running binary (build/bin, or the install's bin), or one level up
-// for the standalone fuzz targets in build/bin/fuzz; STABFUZZ_TORCH_MODULE names another.
-std::string module_path() {
-  if (const char* p = std::getenv("STABFUZZ_TORCH_MODULE"); p && *p) return p;
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string dir = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-  dir = dir.substr(0, dir.find_last_of('/') + 1);
-  const std::string here = dir + "libstabfuzz_torch.so";
-  if (access(here.c_str(), R_OK) == 0 || dir.size() < 2) return here;
-  const std::string parent = dir.substr(0, dir.find_last_of('/', dir.size() - 2) + 1);
-  const std::string up = parent + "libstabfuzz_torch.so";
-  return access(up.c_str(), R_OK) == 0 ? up : here;
-}
-
 const TorchModule& module() {
   static std::once_flag once;
   static const TorchModule* m = nullptr;
   static std::string error;
   std::call_once(once, [] {
-    const std::string path = module_path();
+    const std::string path = module_path("STABFUZZ_TORCH_MODULE", "libstabfuzz_torch.so");
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       error = std::string("cannot load the libtorch module: ") + dlerror();

@@ -28,7 +28,7 @@ void expect_usage_error(const std::string& args, const std::string& names) {
 TEST(Cli, UnknownTargetExits2) {
   expect_usage_error("--target nosuchop", "nosuchop");
   // The message names the kinds of selector there are.
-  expect_usage_error("--target softmax,nosuchop --runs 1", "a library (onednn, blas");
+  expect_usage_error("--target softmax,nosuchop --runs 1", "a library (onednn, onednn3, blas");
   expect_usage_error("--target softmax/nosuchlib --runs 1", "a kind (reference, injected");
 }
 

@@ -36,13 +36,15 @@ TEST(OnednnTargets, AccurateOnTypicalInputs) {
     for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, kKnownFindings);
 }
 
-TEST(OnednnTargets, LayoutsAreExact) {
-  const auto [gf, gemm] = default_registry().find_target("gemm/onednn/matmul");
+// matmul's and batch normalization's layouts on `library` (onednn or onednn3).
+void expect_exact_layouts(const std::string& library) {
+  const auto [gf, gemm] = default_registry().find_target("gemm/" + library + "/matmul");
   ASSERT_NE(gemm, nullptr);
   Input mm;  // A [2, 3], B [3, 1]: C = [1 - 2 + 6, 4 - 5 + 12] = [5, 11]
   mm.args = {{{2, 3}, {1, 2, 3, 4, 5, 6}}, {{3, 1}, {1, -1, 2}}};
   expect_exact(*gemm, mm, {5, 11});
-  const auto [bf, bn] = default_registry().find_target("batch_norm/onednn/batch_normalization");
+  const auto [bf, bn] =
+      default_registry().find_target("batch_norm/" + library + "/batch_normalization");
   ASSERT_NE(bn, nullptr);
   Input x;  // [2, 2]: channel 0 = {1, 3}, channel 1 = {5, 5}; eps 0 is refused, so y = +-1/sqrt(1 +
             // eps)
@@ -55,9 +57,39 @@ TEST(OnednnTargets, LayoutsAreExact) {
   EXPECT_EQ(y[1], 0);  // the constant channel, not the row
   EXPECT_EQ(y[3], 0);
 }
+
+TEST(OnednnTargets, LayoutsAreExact) { expect_exact_layouts("onednn"); }
+
+// oneDNN 3, loaded at run time beside the linked oneDNN 2 (libstabfuzz_onednn3.so): its targets
+// when ci/bootstrap --with-onednn3 unpacked it, else listed as unavailable with that command.
+TEST(Onednn3Targets, RegisteredAndExactWhenFoundElseListedUnavailable) {
+  const auto targets = registered(libs::onednn3_catalog());
+  if (targets.empty()) {
+#ifndef STABFUZZ_TEST_ASAN
+    expect_listed_unavailable(libs::onednn3_catalog(), "ci/bootstrap --with-onednn3");
+#endif
+    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn3",
+                                  "oneDNN 3 not built: only the unavailable listing is checked");
+  }
+  EXPECT_EQ(targets.size(), libs::onednn3_catalog().size());
+  for (const auto& [f, t] : targets) {
+    // The library that ran is oneDNN 3, not the linked 2 under the same symbol names.
+    EXPECT_EQ(t->description.rfind("oneDNN 3.", 0), 0u) << t->description;
+    EXPECT_EQ(t->dtypes.front(), DType::f32) << t->id;
+  }
+  expect_exact_layouts("onednn3");
+  // oneDNN 2.6.3's eltwise_log(1) is -1.43e-6 (docs/results/onednn-versions.md); 3.2's is 0.
+  const auto [lf, log] = default_registry().find_target("log/onednn3/eltwise_log");
+  ASSERT_NE(log, nullptr);
+  Input one;
+  one.args = {{{1}, {1}}};
+  one.dtype = DType::f32;
+  EXPECT_EQ(log->native(one), std::vector<double>{0});
+}
 #else
 TEST(OnednnTargets, ListedUnavailableWithTheReason) {
   expect_listed_unavailable(libs::onednn_catalog(), "libdnnl-dev");
+  expect_listed_unavailable(libs::onednn3_catalog(), "libdnnl-dev");
   STABFUZZ_SKIP_UNLESS_REQUIRED("onednn",
                                 "built without oneDNN: only the unavailable listing is checked");
 }

@@ -125,6 +125,30 @@ if(NOT STABFUZZ_TORCH STREQUAL "OFF")
     message(FATAL_ERROR "STABFUZZ_TORCH=ON but libtorch was not found (ci/bootstrap --with-torch)")
   endif()
 endif()
+# ---- ONNX (libonnx-dev): `stabfuzz monitor infer --model M.onnx` -------------------------------
+# The graph reader (harness/onnx/model.cc) is the only file that sees protobuf; the interpreter and
+# the monitor are plain C++ over the scalar types.
+set(STABFUZZ_ONNX "AUTO" CACHE STRING "ONNX models in the monitor: AUTO (when found), ON, OFF")
+set(STABFUZZ_HAVE_ONNX OFF)
+if(NOT STABFUZZ_ONNX STREQUAL "OFF")
+  find_package(Protobuf QUIET)
+  if(Protobuf_FOUND)
+    find_package(ONNX CONFIG QUIET)
+  endif()
+  if(TARGET onnx_proto)
+    set(STABFUZZ_HAVE_ONNX ON)
+    target_sources(stabfuzz_core PRIVATE harness/onnx/model.cc harness/onnx/infer.cc)
+    target_link_libraries(stabfuzz_core PRIVATE onnx_proto)
+    # Only the files that ask (and tests/onnx/): a PUBLIC definition would recompile everything
+    # when libonnx-dev comes.
+    set_property(SOURCE harness/monitor/infer.cc harness/core/version.cc APPEND PROPERTY
+                 COMPILE_DEFINITIONS STABFUZZ_HAVE_ONNX=1)
+  elseif(STABFUZZ_ONNX STREQUAL "ON")
+    message(FATAL_ERROR "STABFUZZ_ONNX=ON but ONNX was not found (libonnx-dev)")
+  endif()
+endif()
+message(STATUS "stabfuzz: ONNX models ${STABFUZZ_HAVE_ONNX}")
+
 message(STATUS "stabfuzz: libraries oneDNN ${STABFUZZ_HAVE_ONEDNN} (oneDNN 3 "
                "${STABFUZZ_HAVE_ONEDNN3}), CBLAS ${STABFUZZ_HAVE_BLAS}, "
                "libtorch ${STABFUZZ_HAVE_TORCH}")

@@ -80,11 +80,17 @@ class InferCommand final : public Command {
   }
   const char* usage() const override {
     return "stabfuzz monitor infer --model FILE [--data D] [--precision f32|f64] [--seed S] "
+           "[--out DIR]\n"
+           "  stabfuzz monitor infer --model M.onnx --inputs DIR [--precision f32|f64] [--seed S] "
            "[--out DIR]";
   }
   po::options_description options() override {
     po::options_description d("Options");
-    flag::value(d, "model", &a_.model, "FILE", "the model file (monitor train's model.txt)");
+    flag::value(d, "model", &a_.model, "FILE",
+                "the model file (monitor train's model.txt), or an ONNX graph (.onnx: per-node "
+                "digits, the polluting nodes; docs/monitor.md)");
+    flag::value(d, "inputs", &a_.inputs, "DIR",
+                "with an ONNX graph: its inputs, a test_data_set folder (input_0.pb, ...)");
     flag::value(d, "data", &a_.data, "digits|fashion-mnist",
                 "the test set (default: the model file's dataset)");
     flag::value(d, "precision", &a_.precision, "f32|f64",

@@ -1,6 +1,10 @@
 // `stabfuzz monitor infer`: the trained weights' forward pass under CESTAC over the test set.
 #include "harness/monitor/infer.h"
 
+#ifdef STABFUZZ_HAVE_ONNX
+#include "harness/onnx/infer.h"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -344,6 +348,17 @@ std::string render_infer_html(const InferResult& r) {
 
 int infer_command(const InferArgs& o) {
   if (o.model.empty()) throw InputError("monitor infer: --model FILE is required");
+  if (o.model.size() > 5 && o.model.compare(o.model.size() - 5, 5, ".onnx") == 0) {
+#ifdef STABFUZZ_HAVE_ONNX
+    return onnx::infer_command(o.model, o.inputs, o.out, o.precision, o.seed);
+#else
+    throw InputError("monitor infer --model " + o.model +
+                     ": built without ONNX (ci/bootstrap installs libonnx-dev)");
+#endif
+  }
+  if (!o.inputs.empty())
+    throw InputError("--inputs is for an ONNX graph (--model M.onnx); " + o.model +
+                     " is a monitor train model file");
   const ModelFile m = read_model_file(o.model);
   const std::string data = !o.data.empty() ? o.data : m.data;
   if (!o.precision.empty() && o.precision != "f32" && o.precision != "f64")

@@ -59,7 +59,8 @@ std::string render_infer_html(const InferResult& r);
 
 // The settings of `monitor infer`, as the flags give them.
 struct InferArgs {
-  std::string model;      // the model file (train's model.txt)
+  std::string model;      // the model file (train's model.txt), or an ONNX graph (.onnx)
+  std::string inputs;     // with an ONNX graph: its test_data_set folder (input_0.pb, ...)
   std::string data;       // empty: the model file's dataset
   std::string precision;  // f32 | f64; empty: the model file's
   uint64_t seed = 1;

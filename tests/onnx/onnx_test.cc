@@ -1,0 +1,235 @@
+// ONNX graphs in the monitor: the reader and writer, the interpreter against hand values, and
+// `monitor infer` naming the node where an unstable formulation loses its digits (and none in the
+// stable formulations and ONNX's own Softmax on the same inputs).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "reports/json.h"
+#include "tests/support/require.h"
+#include "tests/support/run_binary.h"
+
+#ifdef STABFUZZ_HAVE_ONNX
+#include "harness/onnx/eval.h"
+#include "harness/onnx/infer.h"
+#include "harness/onnx/model.h"
+#endif
+
+namespace stabfuzz::testing {
+namespace {
+
+#ifdef STABFUZZ_HAVE_ONNX
+using onnx::Attr;
+using onnx::Elem;
+using onnx::HostTensor;
+using onnx::Model;
+using onnx::Node;
+
+Node node(std::string name, std::string op, std::vector<std::string> in, std::string out,
+          std::map<std::string, Attr> attrs = {}) {
+  return Node{std::move(name), std::move(op), std::move(in), {std::move(out)}, std::move(attrs)};
+}
+Attr ints(std::vector<int64_t> v) {
+  Attr a;
+  a.type = 7;
+  a.ints = std::move(v);
+  return a;
+}
+Attr int1(int64_t v) {
+  Attr a;
+  a.type = 2;
+  a.i = v;
+  return a;
+}
+HostTensor f32(std::vector<int64_t> shape, std::vector<double> v) {
+  for (double& x : v) x = static_cast<float>(x);
+  return HostTensor{Elem::float32, std::move(shape), std::move(v)};
+}
+Model graph(std::vector<Node> nodes, std::string out, std::map<std::string, HostTensor> init = {}) {
+  Model m;
+  m.opset = 17;
+  m.nodes = std::move(nodes);
+  m.inputs = {"x"};
+  m.outputs = {std::move(out)};
+  m.initializers = std::move(init);
+  return m;
+}
+
+// 64 values around `offset` (spread 1), as f32.
+HostTensor shifted(double offset) {
+  std::mt19937_64 g(7);
+  std::normal_distribution<double> nd;
+  std::vector<double> v;
+  for (int i = 0; i < 64; ++i) v.push_back(offset + nd(g));
+  return f32({64}, v);
+}
+
+// E[x^2] - E[x]^2, as a graph decomposes it.
+Model naive_variance() {
+  return graph({node("square", "Mul", {"x", "x"}, "sq"),
+                node("mean_square", "ReduceMean", {"sq"}, "m2", {{"keepdims", int1(0)}}),
+                node("mean", "ReduceMean", {"x"}, "m", {{"keepdims", int1(0)}}),
+                node("square_mean", "Mul", {"m", "m"}, "msq"),
+                node("difference", "Sub", {"m2", "msq"}, "var")},
+               "var");
+}
+// mean((x - mean)^2).
+Model two_pass_variance() {
+  return graph({node("mean", "ReduceMean", {"x"}, "m", {{"keepdims", int1(1)}}),
+                node("centre", "Sub", {"x", "m"}, "d"), node("square", "Mul", {"d", "d"}, "d2"),
+                node("variance", "ReduceMean", {"d2"}, "var", {{"keepdims", int1(0)}})},
+               "var");
+}
+Model naive_softmax() {
+  return graph({node("exp", "Exp", {"x"}, "e"),
+                node("sum", "ReduceSum", {"e"}, "s", {{"keepdims", int1(1)}}),
+                node("divide", "Div", {"e", "s"}, "y")},
+               "y");
+}
+Model onnx_softmax() { return graph({node("softmax", "Softmax", {"x"}, "y")}, "y"); }
+Model log_one_plus() {
+  return graph({node("one_plus", "Add", {"x", "one"}, "a"), node("log", "Log", {"a"}, "y")}, "y",
+               {{"one", f32({}, {1})}});
+}
+
+onnx::InferReport infer(const Model& m, const HostTensor& x) {
+  return onnx::infer(m, {{"x", x}}, false, 1);
+}
+
+TEST(OnnxModel, WritesAndReadsBack) {
+  const std::string dir = temp_dir("");
+  Model m = naive_variance();
+  m.initializers["w"] = f32({2, 2}, {1, 2, 3, 4});
+  onnx::write_model(m, dir + "/m.onnx");
+  const Model r = onnx::read_model(dir + "/m.onnx");
+  ASSERT_EQ(r.nodes.size(), m.nodes.size());
+  EXPECT_EQ(r.nodes[1].name, "mean_square");
+  EXPECT_EQ(r.nodes[1].op, "ReduceMean");
+  EXPECT_EQ(r.nodes[1].i("keepdims", 1), 0);
+  EXPECT_EQ(r.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.outputs, std::vector<std::string>{"var"});
+  EXPECT_EQ(r.opset, 17);
+  EXPECT_EQ(r.initializers.at("w").values, (std::vector<double>{1, 2, 3, 4}));
+  onnx::write_tensor(shifted(3), "x", dir + "/x.pb");
+  EXPECT_EQ(onnx::read_tensor(dir + "/x.pb").values, shifted(3).values);
+}
+
+TEST(OnnxModel, BadFilesAreInputErrors) {
+  const std::string dir = temp_dir("");
+  std::ofstream(dir + "/junk.onnx") << "not a model";
+  EXPECT_THROW(onnx::read_model(dir + "/junk.onnx"), InputError);
+  EXPECT_THROW(onnx::read_model(dir + "/missing.onnx"), InputError);
+  Model m = graph({node("n", "Relu", {"nowhere"}, "y")}, "y");
+  onnx::write_model(m, dir + "/dangling.onnx");
+  try {
+    onnx::read_model(dir + "/dangling.onnx");
+    ADD_FAILURE() << "a node reading an undefined value was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'nowhere'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxInterpreter, OperatorsAgainstHandValues) {
+  using I = onnx::Interpreter<double>;
+  Model m =
+      graph({node("gemm", "Gemm", {"x", "w", "b"}, "g", {{"transB", int1(1)}}),
+             node("t", "Transpose", {"g"}, "gt"), node("r", "Reshape", {"gt", "shape"}, "flat"),
+             node("add", "Add", {"g", "b"}, "gb"),  // [2, 2] + [2]: broadcast over rows
+             node("sm", "Softmax", {"g"}, "p"),
+             node("rm", "ReduceMean", {"g", "axes"}, "mean", {{"keepdims", int1(0)}}),
+             node("mx", "ReduceMax", {"g"}, "max", {{"axes", ints({1})}, {"keepdims", int1(0)}})},
+            "p",
+            {{"w", f32({2, 2}, {1, 0, 1, 1})},  // transposed: [[1, 1], [0, 1]]
+             {"b", f32({2}, {10, 20})},
+             {"shape", HostTensor{Elem::int64, {1}, {4}}},
+             {"axes", HostTensor{Elem::int64, {1}, {0}}}});
+  I::Values v;
+  for (const auto& [k, t] : m.initializers) v[k] = I::convert(t);
+  v["x"] = I::convert(f32({2, 2}, {1, 2, 3, 4}));
+  I::run(m, v);
+  // x W^T + b = [[1, 3], [3, 7]] + [10, 20] = [[11, 23], [13, 27]]
+  EXPECT_EQ(v["g"].v, (std::vector<double>{11, 23, 13, 27}));
+  EXPECT_EQ(v["flat"].v, (std::vector<double>{11, 13, 23, 27}));
+  EXPECT_EQ(v["flat"].shape, (std::vector<int64_t>{4}));
+  EXPECT_EQ(v["gb"].v, (std::vector<double>{21, 43, 23, 47}));
+  EXPECT_EQ(v["mean"].v, (std::vector<double>{12, 25}));
+  EXPECT_EQ(v["max"].v, (std::vector<double>{23, 27}));
+  EXPECT_NEAR(v["p"].v[0], 1 / (1 + std::exp(12.0)), 1e-15);
+  EXPECT_NEAR(v["p"].v[0] + v["p"].v[1], 1, 1e-15);
+}
+
+TEST(OnnxInterpreter, UnsupportedOperatorNamesTheNode) {
+  Model m = graph({node("my_conv", "Conv", {"x", "x"}, "y")}, "y");
+  onnx::Interpreter<double>::Values v;
+  v["x"] = onnx::Interpreter<double>::convert(f32({1}, {1}));
+  try {
+    onnx::Interpreter<double>::run(m, v);
+    ADD_FAILURE() << "Conv ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'my_conv' (Conv)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxInfer, NaiveVarianceNamesTheSubtraction) {
+  const auto r = infer(naive_variance(), shifted(3000));
+  EXPECT_EQ(r.polluting, std::vector<std::string>{"difference"}) << onnx::infer_text(r);
+  EXPECT_EQ(r.nodes.back().kind, "accuracy");
+  const auto s = infer(two_pass_variance(), shifted(3000));
+  EXPECT_TRUE(s.polluting.empty()) << onnx::infer_text(s);
+  EXPECT_GT(s.outputs[0].true_min, 5) << onnx::infer_text(s);
+}
+
+TEST(OnnxInfer, NaiveSoftmaxOverflowsInItsExp) {
+  const HostTensor x = f32({1, 4}, {100, 1, -2, 50});
+  const auto r = infer(naive_softmax(), x);
+  EXPECT_EQ(r.polluting, std::vector<std::string>{"exp"}) << onnx::infer_text(r);
+  EXPECT_EQ(r.nodes[0].kind, "overflow");
+  const auto s = infer(onnx_softmax(), x);
+  EXPECT_TRUE(s.polluting.empty()) << onnx::infer_text(s);
+}
+
+TEST(OnnxInfer, LogOfOnePlusTinyNamesTheLog) {
+  const HostTensor x = f32({4}, {1e-6, 3e-7, -2e-6, 5e-5});
+  const auto r = infer(log_one_plus(), x);
+  EXPECT_EQ(r.polluting, std::vector<std::string>{"log"}) << onnx::infer_text(r);
+  // Moderate x: log(1 + x) is accurate there.
+  const auto s = infer(log_one_plus(), f32({4}, {0.5, 2, 3.25, 10}));
+  EXPECT_TRUE(s.polluting.empty()) << onnx::infer_text(s);
+}
+
+TEST(OnnxInfer, CommandWritesNodesAndPolluting) {
+  const std::string dir = temp_dir("");
+  onnx::write_model(naive_variance(), dir + "/var.onnx");
+  std::filesystem::create_directories(dir + "/test_data_set_0");
+  onnx::write_tensor(shifted(3000), "x", dir + "/test_data_set_0/input_0.pb");
+  const auto o = run_stabfuzz("monitor infer --model " + dir + "/var.onnx --inputs " + dir +
+                              "/test_data_set_0 --out " + dir + "/out");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("difference"), std::string::npos) << o.out;
+  const json::Value s = json::parse(slurp(dir + "/out/summary.json"));
+  ASSERT_EQ(s.at("nodes").as_array().size(), 5u);
+  EXPECT_EQ(s.at("nodes").as_array()[4].at("op_type").as_string(), "Sub");
+  ASSERT_EQ(s.at("polluting").as_array().size(), 1u);
+  EXPECT_EQ(s.at("polluting").as_array()[0].as_string(), "difference");
+  // Bad input: one line, exit 2.
+  const auto missing = run_stabfuzz("monitor infer --model " + dir + "/var.onnx");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(count_lines(missing.err), 1) << missing.err;
+  onnx::write_model(graph({node("my_conv", "Conv", {"x", "x"}, "y")}, "y"), dir + "/conv.onnx");
+  const auto conv = run_stabfuzz("monitor infer --model " + dir + "/conv.onnx --inputs " + dir +
+                                 "/test_data_set_0 --out " + dir + "/out2");
+  EXPECT_EQ(conv.code, 2);
+  EXPECT_NE(conv.err.find("'my_conv' (Conv)"), std::string::npos) << conv.err;
+}
+#else
+TEST(OnnxModel, BuiltWithoutOnnx) {
+  const auto o = run_stabfuzz("monitor infer --model m.onnx --inputs d");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("libonnx-dev"), std::string::npos) << o.err;
+  STABFUZZ_SKIP_UNLESS_REQUIRED("onnx", "built without ONNX (libonnx-dev)");
+}
+#endif
+
+}  // namespace
+}  // namespace stabfuzz::testing

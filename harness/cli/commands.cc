@@ -58,7 +58,8 @@ class HelpCommand final : public Command {
     std::string name = inv.args[0];
     for (size_t i = 1; i < inv.args.size(); ++i) name += " " + inv.args[i];
     if (name == "monitor") {
-      for (const char* sub : {"monitor train", "monitor sweep", "monitor infer"})
+      for (const char* sub :
+           {"monitor train", "monitor sweep", "monitor infer", "monitor onnx-tests"})
         std::cout << command_help(*make_command(sub)) << "\n";
       return 0;
     }

@@ -1,8 +1,17 @@
 // `stabfuzz monitor train|sweep|infer`: their flags, read into the monitor's settings.
+#include <cstdio>
+#include <filesystem>
+
 #include "harness/cli/command.h"
 #include "harness/cli/flags.h"
 #include "harness/monitor/command.h"
 #include "harness/monitor/infer.h"
+#include "reports/findings.h"
+#include "stabfuzz/errors.h"
+
+#ifdef STABFUZZ_HAVE_ONNX
+#include "harness/onnx/testdata.h"
+#endif
 
 namespace stabfuzz::cli {
 namespace {
@@ -108,7 +117,53 @@ class InferCommand final : public Command {
   monitor::InferArgs a_;
 };
 
+// `monitor onnx-tests`: ONNX's backend tests through the interpreter (harness/onnx/testdata.h).
+class OnnxTestsCommand final : public Command {
+ public:
+  const char* name() const override { return "monitor onnx-tests"; }
+  const char* summary() const override {
+    return "ONNX's backend tests through the ONNX interpreter: run, passed, skipped per operator";
+  }
+  const char* usage() const override {
+    return "stabfuzz monitor onnx-tests [--data DIR] [--markdown FILE]";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::value(d, "data", &data_, "DIR",
+                "libonnx-testdata's data folder (default: its Debian location); its node, "
+                "simple, pytorch-operator and pytorch-converted tests run");
+    flag::value(d, "markdown", &markdown_, "FILE",
+                "also write the per-operator table as Markdown (docs/results/onnx-tests.md)");
+    return d;
+  }
+  int run(const Invocation&) override {
+#ifdef STABFUZZ_HAVE_ONNX
+    const std::string root = data_.empty() ? "/usr/share/libonnx-testdata/data" : data_;
+    std::vector<std::string> roots;
+    for (const char* sub : {"node", "simple", "pytorch-operator", "pytorch-converted"})
+      if (std::filesystem::is_directory(root + "/" + sub)) roots.push_back(root + "/" + sub);
+    if (roots.empty())
+      throw InputError("monitor onnx-tests: no ONNX test data under " + root +
+                       " (ci/bootstrap installs libonnx-testdata)");
+    const auto r = onnx::run_testdata(roots);
+    const std::string md = onnx::testdata_markdown(r);
+    std::printf("%s", md.c_str());
+    if (!markdown_.empty()) reports::write_text_atomically(markdown_, md);
+    return r.failed ? 1 : 0;
+#else
+    throw InputError("monitor onnx-tests: built without ONNX (ci/bootstrap installs libonnx-dev)");
+#endif
+  }
+
+ private:
+  std::string data_, markdown_;
+};
+
 }  // namespace
+
+std::unique_ptr<Command> make_monitor_onnx_tests_command() {
+  return std::make_unique<OnnxTestsCommand>();
+}
 
 std::unique_ptr<Command> make_monitor_train_command() {
   return std::make_unique<MonitorCommand>(false);

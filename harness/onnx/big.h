@@ -43,6 +43,7 @@ class Big {
   friend Big sqrt(const Big& a) { return fn(mpfr_sqrt, a); }
   friend Big erf(const Big& a) { return fn(mpfr_erf, a); }
   friend Big fabs(const Big& a) { return fn(mpfr_abs, a); }
+  friend Big pow(const Big& a, const Big& b) { return op(mpfr_pow, a, b); }
 
  private:
   template <class F>

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -20,11 +21,44 @@
 namespace stabfuzz::onnx {
 
 inline const std::vector<std::string>& supported_ops() {
-  static const std::vector<std::string> ops = {
-      "Add",     "Sub",      "Mul",       "Div",        "Neg",       "Relu",       "Tanh",
-      "Sigmoid", "Softplus", "Exp",       "Log",        "Sqrt",      "Erf",        "Pow",
-      "MatMul",  "Gemm",     "Softmax",   "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
-      "Reshape", "Flatten",  "Transpose", "Squeeze",    "Unsqueeze", "Identity",   "Constant"};
+  static const std::vector<std::string> ops = {"Add",
+                                               "Sub",
+                                               "Mul",
+                                               "Div",
+                                               "Neg",
+                                               "Relu",
+                                               "Tanh",
+                                               "Sigmoid",
+                                               "Softplus",
+                                               "Exp",
+                                               "Log",
+                                               "Sqrt",
+                                               "Erf",
+                                               "Pow",
+                                               "MatMul",
+                                               "Gemm",
+                                               "Softmax",
+                                               "LogSoftmax",
+                                               "ReduceSum",
+                                               "ReduceMean",
+                                               "ReduceMax",
+                                               "Reshape",
+                                               "Flatten",
+                                               "Transpose",
+                                               "Squeeze",
+                                               "Unsqueeze",
+                                               "Identity",
+                                               "Constant",
+                                               "LayerNormalization",
+                                               "BatchNormalization",
+                                               "Concat",
+                                               "Gather",
+                                               "Conv",
+                                               "MaxPool",
+                                               "AveragePool",
+                                               "GlobalAveragePool",
+                                               "Shape",
+                                               "Cast"};
   return ops;
 }
 
@@ -32,6 +66,7 @@ template <class T>
 struct Tensor {
   std::vector<int64_t> shape;
   std::vector<T> v;
+  Elem elem = Elem::float32;  // the ONNX element type the values stand for
   size_t size() const { return v.size(); }
 };
 
@@ -64,6 +99,7 @@ class Interpreter {
   static Tensor<T> convert(const HostTensor& h) {
     Tensor<T> t;
     t.shape = h.shape;
+    t.elem = h.elem;
     t.v.reserve(h.values.size());
     for (double x : h.values) t.v.push_back(T(x));
     return t;
@@ -103,7 +139,7 @@ class Interpreter {
   // ---- elementwise with numpy broadcasting -----------------------------------------------------
   template <class F>
   static Tensor<T> unary(const Tensor<T>& a, F f) {
-    Tensor<T> r{a.shape, {}};
+    Tensor<T> r{a.shape, {}, a.elem};
     r.v.reserve(a.size());
     for (const T& x : a.v) r.v.push_back(f(x));
     return r;
@@ -120,7 +156,7 @@ class Interpreter {
       if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1) fail(n, "shapes do not broadcast");
       s[d] = sa[d] == 1 ? sb[d] : sa[d];
     }
-    Tensor<T> r{s, {}};
+    Tensor<T> r{s, {}, a.elem};
     const size_t total = count(s);
     r.v.reserve(total);
     std::vector<int64_t> idx(rank, 0);
@@ -162,7 +198,7 @@ class Interpreter {
       groups[o].push_back(&a.v[k]);
       next_index(idx, a.shape);
     }
-    Tensor<T> r{out_shape, {}};
+    Tensor<T> r{out_shape, {}, a.elem};
     for (const auto& g : groups) {
       if (g.empty()) fail(n, "reduces an empty axis");
       T acc = *g[0];
@@ -222,17 +258,47 @@ class Interpreter {
       }
     return r;
   }
+  // numpy matmul: 1-D operands promoted and their axis removed after; batch axes broadcast.
   static Tensor<T> matmul(const Node& n, Tensor<T> a, Tensor<T> b) {
     const bool va = a.shape.size() == 1, vb = b.shape.size() == 1;
-    if (va) a.shape = {1, a.shape[0]};
-    if (vb) b.shape = {b.shape[0], 1};
-    Tensor<T> r = matmul2(n, a, b, false, false);
-    if (va && vb)
-      r.shape = {};
-    else if (va)
-      r.shape = {r.shape[1]};
-    else if (vb)
-      r.shape = {r.shape[0]};
+    if (va) a.shape.insert(a.shape.begin(), 1);
+    if (vb) b.shape.push_back(1);
+    const size_t ra = a.shape.size(), rb = b.shape.size(), rank = std::max(ra, rb);
+    const int64_t m = a.shape[ra - 2], k = a.shape[ra - 1], k2 = b.shape[rb - 2],
+                  p = b.shape[rb - 1];
+    if (k != k2) fail(n, "inner dimensions differ");
+    std::vector<int64_t> ba(rank - 2, 1), bb(rank - 2, 1), batch(rank - 2);
+    std::copy(a.shape.begin(), a.shape.end() - 2, ba.begin() + static_cast<long>(rank - ra));
+    std::copy(b.shape.begin(), b.shape.end() - 2, bb.begin() + static_cast<long>(rank - rb));
+    for (size_t d = 0; d + 2 < rank; ++d) {
+      if (ba[d] != bb[d] && ba[d] != 1 && bb[d] != 1) fail(n, "batch axes do not broadcast");
+      batch[d] = ba[d] == 1 ? bb[d] : ba[d];
+    }
+    Tensor<T> r;
+    r.shape = batch;
+    r.shape.push_back(m);
+    r.shape.push_back(p);
+    r.v.reserve(count(r.shape));
+    std::vector<int64_t> idx(batch.size(), 0);
+    const auto mk = static_cast<size_t>(m * k), kp = static_cast<size_t>(k * p);
+    for (size_t q = 0; q < count(batch); ++q) {
+      size_t ia = 0, ib = 0;
+      for (size_t d = 0; d < batch.size(); ++d) {
+        ia = ia * static_cast<size_t>(ba[d]) + static_cast<size_t>(ba[d] == 1 ? 0 : idx[d]);
+        ib = ib * static_cast<size_t>(bb[d]) + static_cast<size_t>(bb[d] == 1 ? 0 : idx[d]);
+      }
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < p; ++j) {
+          T s = T(0.0);
+          for (int64_t c = 0; c < k; ++c)
+            s = s + a.v[ia * mk + static_cast<size_t>(i * k + c)] *
+                        b.v[ib * kp + static_cast<size_t>(c * p + j)];
+          r.v.push_back(s);
+        }
+      next_index(idx, batch);
+    }
+    if (vb) r.shape.pop_back();
+    if (va) r.shape.erase(r.shape.end() - (vb ? 1 : 2));
     return r;
   }
 
@@ -276,6 +342,201 @@ class Interpreter {
     return r;
   }
 
+  // ---- normalization
+  // -----------------------------------------------------------------------------
+  // LayerNormalization: over the axes from `axis` on, y = (x - mean) / sqrt(var + eps) * scale + b
+  // (biased variance of the centred values, as the operator's function body computes it).
+  // Y, and the Mean and InvStdDev outputs (the statistics' shape: the reduced axes kept as 1).
+  static std::array<Tensor<T>, 3> layer_norm(const Node& n, const Values& vals) {
+    using std::sqrt;
+    const Tensor<T>& x = in(n, vals, 0);
+    const auto ax = static_cast<size_t>(axis(n, n.i("axis", -1), x.shape.size()));
+    const T eps = T(n.f("epsilon", 1e-5));
+    size_t inner = 1;
+    for (size_t d = ax; d < x.shape.size(); ++d) inner *= static_cast<size_t>(x.shape[d]);
+    const size_t outer = inner ? x.size() / inner : 0;
+    std::vector<int64_t> stat_shape(x.shape.begin(), x.shape.begin() + static_cast<long>(ax));
+    stat_shape.resize(x.shape.size(), 1);
+    Tensor<T> y{x.shape, {}}, mean_t{stat_shape, {}}, inv_t{stat_shape, {}};
+    y.v.reserve(x.size());
+    for (size_t o = 0; o < outer; ++o) {
+      T sum = T(0.0);
+      for (size_t k = 0; k < inner; ++k) sum = sum + x.v[o * inner + k];
+      const T mean = sum / T(static_cast<double>(inner));
+      T ss = T(0.0);
+      for (size_t k = 0; k < inner; ++k) {
+        const T d = x.v[o * inner + k] - mean;
+        ss = ss + d * d;
+      }
+      const T denom = sqrt(ss / T(static_cast<double>(inner)) + eps);
+      for (size_t k = 0; k < inner; ++k) y.v.push_back((x.v[o * inner + k] - mean) / denom);
+      mean_t.v.push_back(mean);
+      inv_t.v.push_back(T(1.0) / denom);
+    }
+    y = binary(n, y, in(n, vals, 1), [](const T& a, const T& b) { return a * b; });
+    if (has_in(n, 2))
+      y = binary(n, y, in(n, vals, 2), [](const T& a, const T& b) { return a + b; });
+    return {std::move(y), std::move(mean_t), std::move(inv_t)};
+  }
+  // BatchNormalization in inference mode: per channel (axis 1), (x - mean) / sqrt(var + eps) *
+  // scale + b with the given statistics.
+  static Tensor<T> batch_norm(const Node& n, const Values& vals) {
+    using std::sqrt;
+    if (n.i("training_mode", 0) != 0) fail(n, "only inference mode (training_mode 0) is supported");
+    const Tensor<T>& x = in(n, vals, 0);
+    if (x.shape.size() < 2) fail(n, "the input needs a channel axis");
+    const auto c = static_cast<size_t>(x.shape[1]);
+    const Tensor<T>&scale = in(n, vals, 1), &b = in(n, vals, 2), &mean = in(n, vals, 3),
+          &var = in(n, vals, 4);
+    if (scale.size() != c || b.size() != c || mean.size() != c || var.size() != c)
+      fail(n, "the per-channel tensors do not match the channels");
+    const T eps = T(n.f("epsilon", 1e-5));
+    size_t inner = 1;
+    for (size_t d = 2; d < x.shape.size(); ++d) inner *= static_cast<size_t>(x.shape[d]);
+    Tensor<T> y{x.shape, {}};
+    y.v.reserve(x.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+      const size_t ch = (k / inner) % c;
+      y.v.push_back((x.v[k] - mean.v[ch]) / sqrt(var.v[ch] + eps) * scale.v[ch] + b.v[ch]);
+    }
+    return y;
+  }
+
+  // ---- joins and gathers -----------------------------------------------------------------------
+  static Tensor<T> concat(const Node& n, const Values& vals) {
+    const Tensor<T>& first = in(n, vals, 0);
+    const auto ax = static_cast<size_t>(axis(n, n.i("axis", 0), first.shape.size()));
+    std::vector<int64_t> shape = first.shape;
+    shape[ax] = 0;
+    size_t outer = 1;
+    for (size_t d = 0; d < ax; ++d) outer *= static_cast<size_t>(first.shape[d]);
+    std::vector<const Tensor<T>*> parts;
+    for (size_t k = 0; k < n.in.size(); ++k) {
+      const Tensor<T>& p = in(n, vals, k);
+      if (p.shape.size() != first.shape.size()) fail(n, "inputs of different ranks");
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (d != ax && p.shape[d] != first.shape[d]) fail(n, "inputs differ off the axis");
+      shape[ax] += p.shape[ax];
+      parts.push_back(&p);
+    }
+    Tensor<T> r{shape, {}};
+    r.v.reserve(count(shape));
+    for (size_t o = 0; o < outer; ++o)
+      for (const Tensor<T>* p : parts) {
+        const size_t chunk = outer ? p->size() / outer : 0;
+        r.v.insert(r.v.end(), p->v.begin() + static_cast<long>(o * chunk),
+                   p->v.begin() + static_cast<long>((o + 1) * chunk));
+      }
+    return r;
+  }
+  static Tensor<T> gather(const Node& n, const Values& vals) {
+    const Tensor<T>& data = in(n, vals, 0);
+    const std::vector<int64_t> idx = ints_of(in(n, vals, 1));
+    const auto ax = static_cast<size_t>(axis(n, n.i("axis", 0), data.shape.size()));
+    const int64_t len = data.shape[ax];
+    size_t outer = 1, inner = 1;
+    for (size_t d = 0; d < ax; ++d) outer *= static_cast<size_t>(data.shape[d]);
+    for (size_t d = ax + 1; d < data.shape.size(); ++d) inner *= static_cast<size_t>(data.shape[d]);
+    std::vector<int64_t> shape(data.shape.begin(), data.shape.begin() + static_cast<long>(ax));
+    const auto& ishape = in(n, vals, 1).shape;
+    shape.insert(shape.end(), ishape.begin(), ishape.end());
+    shape.insert(shape.end(), data.shape.begin() + static_cast<long>(ax) + 1, data.shape.end());
+    Tensor<T> r{shape, {}};
+    for (size_t o = 0; o < outer; ++o)
+      for (int64_t i : idx) {
+        if (i < -len || i >= len) fail(n, "index " + std::to_string(i) + " out of range");
+        const auto j = static_cast<size_t>(i < 0 ? i + len : i);
+        for (size_t k = 0; k < inner; ++k)
+          r.v.push_back(data.v[(o * static_cast<size_t>(len) + j) * inner + k]);
+      }
+    return r;
+  }
+
+  // ---- 2-D convolution and pooling (NCHW, explicit pads, auto_pad NOTSET) ----------------------
+  struct Window {
+    int64_t kh, kw, sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0, dh = 1, dw = 1;
+    int64_t oh(int64_t h) const { return (h + pt + pb - dh * (kh - 1) - 1) / sh + 1; }
+    int64_t ow(int64_t w) const { return (w + pl + pr - dw * (kw - 1) - 1) / sw + 1; }
+  };
+  static Window window(const Node& n, int64_t kh, int64_t kw) {
+    const auto& ap = n.attrs.count("auto_pad") ? n.attrs.at("auto_pad").s : std::string("NOTSET");
+    if (!ap.empty() && ap != "NOTSET") fail(n, "auto_pad " + ap + " is not supported");
+    if (n.i("ceil_mode", 0)) fail(n, "ceil_mode 1 is not supported");
+    Window w{kh, kw};
+    const auto st = n.ints("strides"), pads = n.ints("pads"), dil = n.ints("dilations");
+    if (st.size() == 2) w.sh = st[0], w.sw = st[1];
+    if (pads.size() == 4) w.pt = pads[0], w.pl = pads[1], w.pb = pads[2], w.pr = pads[3];
+    if (dil.size() == 2) w.dh = dil[0], w.dw = dil[1];
+    if ((!st.empty() && st.size() != 2) || (!pads.empty() && pads.size() != 4) ||
+        (!dil.empty() && dil.size() != 2))
+      fail(n, "only 2-D windows are supported");
+    return w;
+  }
+  static Tensor<T> conv(const Node& n, const Values& vals) {
+    const Tensor<T>&x = in(n, vals, 0), &wt = in(n, vals, 1);
+    if (x.shape.size() != 4 || wt.shape.size() != 4)
+      fail(n, "only 2-D convolution (NCHW) is supported");
+    const int64_t group = n.i("group", 1);
+    const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    const int64_t M = wt.shape[0], CG = wt.shape[1];
+    if (group < 1 || C != CG * group || M % group) fail(n, "channels do not match the groups");
+    const Window w = window(n, wt.shape[2], wt.shape[3]);
+    const int64_t OH = w.oh(H), OW = w.ow(W);
+    if (OH <= 0 || OW <= 0) fail(n, "the window is larger than the padded input");
+    const Tensor<T>* bias = has_in(n, 2) ? &in(n, vals, 2) : nullptr;
+    Tensor<T> r{{N, M, OH, OW}, {}};
+    r.v.reserve(count(r.shape));
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t g = m / (M / group);
+        for (int64_t oy = 0; oy < OH; ++oy)
+          for (int64_t ox = 0; ox < OW; ++ox) {
+            T s = bias ? bias->v[static_cast<size_t>(m)] : T(0.0);
+            for (int64_t c = 0; c < CG; ++c)
+              for (int64_t ky = 0; ky < w.kh; ++ky)
+                for (int64_t kx = 0; kx < w.kw; ++kx) {
+                  const int64_t iy = oy * w.sh - w.pt + ky * w.dh,
+                                ix = ox * w.sw - w.pl + kx * w.dw;
+                  if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                  s = s + x.v[static_cast<size_t>(((b * C + g * CG + c) * H + iy) * W + ix)] *
+                              wt.v[static_cast<size_t>(((m * CG + c) * w.kh + ky) * w.kw + kx)];
+                }
+            r.v.push_back(s);
+          }
+      }
+    return r;
+  }
+  static Tensor<T> pool(const Node& n, const Values& vals, bool max) {
+    const Tensor<T>& x = in(n, vals, 0);
+    if (x.shape.size() != 4) fail(n, "only 2-D pooling (NCHW) is supported");
+    const auto k = n.ints("kernel_shape");
+    if (k.size() != 2) fail(n, "only 2-D kernels are supported");
+    if (n.out.size() > 1 && !n.out[1].empty()) fail(n, "the Indices output is not supported");
+    const Window w = window(n, k[0], k[1]);
+    const bool include_pad = n.i("count_include_pad", 0) != 0;
+    const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    const int64_t OH = w.oh(H), OW = w.ow(W);
+    if (OH <= 0 || OW <= 0) fail(n, "the window is larger than the padded input");
+    Tensor<T> r{{N, C, OH, OW}, {}};
+    for (int64_t p = 0; p < N * C; ++p)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          T acc = T(0.0);
+          int64_t used = 0;
+          for (int64_t ky = 0; ky < w.kh; ++ky)
+            for (int64_t kx = 0; kx < w.kw; ++kx) {
+              const int64_t iy = oy * w.sh - w.pt + ky * w.dh, ix = ox * w.sw - w.pl + kx * w.dw;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              const T& v = x.v[static_cast<size_t>((p * H + iy) * W + ix)];
+              acc = used == 0 && max ? v : max ? (acc < v ? v : acc) : acc + v;
+              ++used;
+            }
+          if (!max) acc = acc / T(static_cast<double>(include_pad ? w.kh * w.kw : used));
+          r.v.push_back(acc);
+        }
+    return r;
+  }
+
   static void run_node(const Node& n, Values& vals) {
     using std::erf;
     using std::exp;
@@ -284,6 +545,8 @@ class Interpreter {
     using std::tanh;
     auto out = [&](Tensor<T> t) {
       if (n.out.empty()) fail(n, "has no output");
+      for (size_t k = 1; k < n.out.size(); ++k)
+        if (!n.out[k].empty()) fail(n, "only the first output is supported");
       vals[n.out[0]] = std::move(t);
     };
     const std::string& op = n.op;
@@ -293,12 +556,15 @@ class Interpreter {
     if (op == "Add") return bin([](const T& a, const T& b) { return a + b; });
     if (op == "Sub") return bin([](const T& a, const T& b) { return a - b; });
     if (op == "Mul") return bin([](const T& a, const T& b) { return a * b; });
-    if (op == "Div") return bin([](const T& a, const T& b) { return a / b; });
+    if (op == "Div") {
+      const bool ints = is_integer(in(n, vals, 0).elem) && is_integer(in(n, vals, 1).elem);
+      if (ints)  // integer division truncates; the values are exact integers
+        return bin([](const T& a, const T& b) { return T(std::trunc(value_of(a) / value_of(b))); });
+      return bin([](const T& a, const T& b) { return a / b; });
+    }
     if (op == "Pow") {
-      const Tensor<T>& e = in(n, vals, 1);
-      if (e.size() == 1 && value_of(e.v[0]) == 2) return un([](const T& x) { return x * x; });
-      if (e.size() == 1 && value_of(e.v[0]) == 0.5) return un([](const T& x) { return sqrt(x); });
-      fail(n, "only the exponents 2 and 0.5 are supported");
+      using std::pow;
+      return bin([](const T& a, const T& b) { return pow(a, b); });
     }
     if (op == "Neg") return un([](const T& x) { return -x; });
     if (op == "Relu") return un([&](const T& x) { return x < zero ? zero : x; });
@@ -310,6 +576,53 @@ class Interpreter {
     if (op == "Sqrt") return un([](const T& x) { return sqrt(x); });
     if (op == "Erf") return un([](const T& x) { return erf(x); });
     if (op == "Identity") return out(in(n, vals, 0));
+    if (op == "LayerNormalization") {
+      auto outs = layer_norm(n, vals);
+      for (size_t k = 0; k < n.out.size() && k < 3; ++k)
+        if (!n.out[k].empty()) vals[n.out[k]] = std::move(outs[k]);
+      return;
+    }
+    if (op == "BatchNormalization") return out(batch_norm(n, vals));
+    if (op == "Concat") return out(concat(n, vals));
+    if (op == "Gather") return out(gather(n, vals));
+    if (op == "Conv") return out(conv(n, vals));
+    if (op == "MaxPool" || op == "AveragePool") return out(pool(n, vals, op == "MaxPool"));
+    if (op == "GlobalAveragePool") {
+      const Tensor<T>& x = in(n, vals, 0);
+      if (x.shape.size() < 3) fail(n, "needs spatial axes");
+      std::vector<int64_t> axes;
+      for (size_t d = 2; d < x.shape.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+      return out(reduce(
+          n, x, axes, true, [](const T& a, const T& b) { return a + b; }, true));
+    }
+    if (op == "Shape") {
+      const Tensor<T>& x = in(n, vals, 0);
+      const auto rank = static_cast<int64_t>(x.shape.size());
+      auto clamp_end = [&](int64_t e) {
+        return std::clamp<int64_t>(e < 0 ? e + rank : e, 0, rank);
+      };
+      const int64_t start = clamp_end(n.i("start", 0)), end = clamp_end(n.i("end", rank));
+      Tensor<T> r{{std::max<int64_t>(0, end - start)}, {}, Elem::int64};
+      for (int64_t d = start; d < end; ++d)
+        r.v.push_back(T(static_cast<double>(x.shape[static_cast<size_t>(d)])));
+      return out(std::move(r));
+    }
+    if (op == "Cast") {
+      const auto to = static_cast<Elem>(n.i("to", 0));
+      const bool known = to == Elem::float32 || to == Elem::float64 || to == Elem::bool8 ||
+                         to == Elem::int8 || to == Elem::int16 || to == Elem::int32 ||
+                         to == Elem::int64 || to == Elem::uint8 || to == Elem::uint16 ||
+                         to == Elem::uint32 || to == Elem::uint64;
+      if (!known)
+        fail(n, "casts to element type " + std::to_string(n.i("to", 0)) + " are not supported");
+      Tensor<T> r = in(n, vals, 0);
+      if (is_integer(to) && !is_integer(r.elem))  // float to integer truncates
+        for (T& x : r.v) x = T(std::trunc(value_of(x)));
+      if (to == Elem::bool8)
+        for (T& x : r.v) x = T(value_of(x) != 0 ? 1.0 : 0.0);
+      r.elem = to;
+      return out(std::move(r));
+    }
     if (op == "Constant") {
       const auto it = n.attrs.find("value");
       if (it == n.attrs.end() || !it->second.t) fail(n, "only the 'value' attribute is supported");
@@ -345,9 +658,12 @@ class Interpreter {
     if (op == "Reshape") return out(reshape(n, in(n, vals, 0), ints_of(in(n, vals, 1))));
     if (op == "Flatten") {
       const Tensor<T>& a = in(n, vals, 0);
-      const auto ax = static_cast<size_t>(axis(n, n.i("axis", 1), a.shape.size() + 1));
+      const auto rank = static_cast<int64_t>(a.shape.size());
+      int64_t ax = n.i("axis", 1);
+      if (ax < 0) ax += rank;
+      if (ax < 0 || ax > rank) fail(n, "axis out of range");
       int64_t rows = 1;
-      for (size_t d = 0; d < ax; ++d) rows *= a.shape[d];
+      for (int64_t d = 0; d < ax; ++d) rows *= a.shape[static_cast<size_t>(d)];
       return out(reshape(n, a, {rows, rows ? static_cast<int64_t>(a.size()) / rows : 0}));
     }
     if (op == "Transpose") return out(transpose(n, in(n, vals, 0)));

@@ -69,25 +69,52 @@ HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
           h.values[i] = static_cast<double>(t.int64_data(static_cast<int>(i)));
       }
       break;
+    case Elem::int8:
+    case Elem::int16:
     case Elem::int32:
-    case Elem::bool8:
+    case Elem::uint8:
+    case Elem::uint16:
+    case Elem::bool8: {
+      const bool is_signed = h.elem == Elem::int8 || h.elem == Elem::int16 || h.elem == Elem::int32;
+      const size_t bytes = h.elem == Elem::int32                             ? 4
+                           : h.elem == Elem::int16 || h.elem == Elem::uint16 ? 2
+                                                                             : 1;
       if (!raw.empty()) {
-        const size_t bytes = h.elem == Elem::int32 ? 4 : 1;
         need(bytes, raw.size());
         for (size_t i = 0; i < n; ++i) {
-          int32_t v = 0;
-          std::memcpy(&v, raw.data() + bytes * i, bytes);
-          h.values[i] = v;
+          uint32_t u = 0;
+          std::memcpy(&u, raw.data() + bytes * i, bytes);  // little-endian, as ONNX stores it
+          const uint32_t sign = bytes < 4 ? uint32_t{1} << (8 * bytes - 1) : 0;
+          h.values[i] = is_signed && bytes < 4 && (u & sign) ? static_cast<double>(u) - 2.0 * sign
+                        : is_signed && bytes == 4            ? static_cast<int32_t>(u)
+                                                             : static_cast<double>(u);
         }
       } else {
         need(1, static_cast<size_t>(t.int32_data_size()));
         for (size_t i = 0; i < n; ++i) h.values[i] = t.int32_data(static_cast<int>(i));
       }
       break;
+    }
+    case Elem::uint32:
+    case Elem::uint64:
+      if (!raw.empty()) {
+        const size_t bytes = h.elem == Elem::uint32 ? 4 : 8;
+        need(bytes, raw.size());
+        for (size_t i = 0; i < n; ++i) {
+          uint64_t u = 0;
+          std::memcpy(&u, raw.data() + bytes * i, bytes);
+          h.values[i] = static_cast<double>(u);
+        }
+      } else {
+        need(1, static_cast<size_t>(t.uint64_data_size()));
+        for (size_t i = 0; i < n; ++i)
+          h.values[i] = static_cast<double>(t.uint64_data(static_cast<int>(i)));
+      }
+      break;
     default:
       throw InputError(where + ": tensor '" + t.name() + "' has element type " +
                        std::to_string(t.data_type()) +
-                       " (stabfuzz reads float, double, int32, int64 and bool)");
+                       " (stabfuzz reads float, double, the integer types and bool)");
   }
   return h;
 }
@@ -111,9 +138,12 @@ void to_proto(const HostTensor& h, const std::string& name, pb::TensorProto& t) 
     } else if (h.elem == Elem::int32) {
       const auto i = static_cast<int32_t>(v);
       std::memcpy(b, &i, n = 4);
-    } else {
+    } else if (h.elem == Elem::bool8) {
       b[0] = v != 0;
       n = 1;
+    } else {
+      throw InputError("cannot write tensor '" + name + "': element type " +
+                       std::to_string(static_cast<int>(h.elem)));
     }
     raw.append(b, n);
   }
@@ -162,6 +192,7 @@ Model read_model(const std::string& path) {
   for (const auto& i : g.input())
     if (!m.initializers.count(i.name())) {
       m.inputs.push_back(i.name());
+      m.input_types[i.name()] = i.type().has_tensor_type() ? i.type().tensor_type().elem_type() : 0;
       known.insert(i.name());
     }
   for (const auto& o : g.output()) m.outputs.push_back(o.name());
@@ -215,7 +246,12 @@ void write_model(const Model& m, const std::string& path) {
     v->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(e));
   };
   for (const auto& [name, t] : m.initializers) to_proto(t, name, *g->add_initializer());
-  for (const auto& i : m.inputs) value_info(g->add_input(), i, Elem::float32);
+  for (const auto& i : m.inputs) {
+    const auto it = m.input_types.find(i);
+    value_info(
+        g->add_input(), i,
+        it != m.input_types.end() && it->second ? static_cast<Elem>(it->second) : Elem::float32);
+  }
   for (const auto& o : m.outputs) value_info(g->add_output(), o, Elem::float32);
   for (const auto& n : m.nodes) {
     auto* np = g->add_node();
@@ -278,7 +314,14 @@ std::map<std::string, HostTensor> read_inputs(const Model& m, const std::string&
     if (!std::filesystem::exists(f))
       throw InputError(dir + " has no input_" + std::to_string(k) + ".pb for the graph input '" +
                        m.inputs[k] + "'");
-    out[m.inputs[k]] = read_tensor(f);
+    HostTensor t = read_tensor(f);
+    const auto declared = m.input_types.count(m.inputs[k]) ? m.input_types.at(m.inputs[k]) : 0;
+    if (declared != 0 && declared != static_cast<int32_t>(t.elem))
+      throw InputError("graph input '" + m.inputs[k] + "' is declared with element type " +
+                       std::to_string(declared) + " (" + f + " holds type " +
+                       std::to_string(static_cast<int>(t.elem)) +
+                       "); stabfuzz runs float, double, the integer types and bool");
+    out[m.inputs[k]] = std::move(t);
   }
   return out;
 }

@@ -12,7 +12,23 @@
 namespace stabfuzz::onnx {
 
 // ONNX's element types that stabfuzz reads (TensorProto.DataType); values are held as doubles.
-enum class Elem : int32_t { float32 = 1, int32 = 6, int64 = 7, bool8 = 9, float64 = 11 };
+enum class Elem : int32_t {
+  float32 = 1,
+  uint8 = 2,
+  int8 = 3,
+  uint16 = 4,
+  int16 = 5,
+  int32 = 6,
+  int64 = 7,
+  bool8 = 9,
+  float64 = 11,
+  uint32 = 12,
+  uint64 = 13
+};
+
+inline bool is_integer(Elem e) {
+  return e != Elem::float32 && e != Elem::float64 && e != Elem::bool8;
+}
 
 struct HostTensor {
   Elem elem = Elem::float32;
@@ -48,7 +64,8 @@ struct Model {
   int64_t opset = 0;        // of the default domain
   std::vector<Node> nodes;  // in graph (topological) order
   std::map<std::string, HostTensor> initializers;
-  std::vector<std::string> inputs;  // graph inputs that are not initializers
+  std::vector<std::string> inputs;             // graph inputs that are not initializers
+  std::map<std::string, int32_t> input_types;  // their declared element types (0: none given)
   std::vector<std::string> outputs;
 };
 

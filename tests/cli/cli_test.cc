@@ -208,7 +208,8 @@ TEST(Cli, UnknownOptionOfACommandIsOneLineAndExit2) {
 // Old command lines that put flags before the command still reach the command.
 TEST(Cli, FlagsBeforeTheCommandStillWork) {
   expect_usage_error("--junit /tmp/nowhere.xml replay", "replay needs at least one file");
-  expect_usage_error("--steps 3 monitor", "monitor: expected 'train', 'sweep' or 'infer'");
+  expect_usage_error("--steps 3 monitor",
+                     "monitor: expected 'train', 'sweep', 'infer' or 'onnx-tests'");
 }
 
 // The default --help shows is the one the campaign uses: without --time and --runs, the budget is

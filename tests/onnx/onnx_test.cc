@@ -14,6 +14,7 @@
 #include "harness/onnx/eval.h"
 #include "harness/onnx/infer.h"
 #include "harness/onnx/model.h"
+#include "harness/onnx/testdata.h"
 #endif
 
 namespace stabfuzz::testing {
@@ -221,6 +222,20 @@ TEST(OnnxInfer, CommandWritesNodesAndPolluting) {
                                  "/test_data_set_0 --out " + dir + "/out2");
   EXPECT_EQ(conv.code, 2);
   EXPECT_NE(conv.err.find("'my_conv' (Conv)"), std::string::npos) << conv.err;
+}
+// ONNX's own backend tests: every one whose operators the interpreter supports agrees with its
+// reference outputs, natively and as the CESTAC samples' mean.
+TEST(OnnxTestdata, SupportedTestsAgreeWithTheReferenceOutputs) {
+#ifndef STABFUZZ_ONNX_TESTDATA_DIR
+  STABFUZZ_SKIP_UNLESS_REQUIRED("onnx", "libonnx-testdata is not installed (ci/bootstrap)");
+#else
+  const std::string root = STABFUZZ_ONNX_TESTDATA_DIR;
+  const auto r = onnx::run_testdata({root + "/node", root + "/simple", root + "/pytorch-operator",
+                                     root + "/pytorch-converted"});
+  std::printf("%s", onnx::testdata_markdown(r).c_str());
+  EXPECT_EQ(r.failed, 0) << onnx::testdata_markdown(r);
+  EXPECT_GE(r.passed, 100);
+#endif
 }
 #else
 TEST(OnnxModel, BuiltWithoutOnnx) {

@@ -39,6 +39,7 @@ class Big {
   friend bool operator<(const Big& a, const Big& b) { return mpfr_less_p(a.v_, b.v_) != 0; }
   friend Big exp(const Big& a) { return fn(mpfr_exp, a); }
   friend Big log(const Big& a) { return fn(mpfr_log, a); }
+  friend Big log1p(const Big& a) { return fn(mpfr_log1p, a); }
   friend Big tanh(const Big& a) { return fn(mpfr_tanh, a); }
   friend Big sqrt(const Big& a) { return fn(mpfr_sqrt, a); }
   friend Big erf(const Big& a) { return fn(mpfr_erf, a); }

@@ -569,8 +569,21 @@ class Interpreter {
     if (op == "Neg") return un([](const T& x) { return -x; });
     if (op == "Relu") return un([&](const T& x) { return x < zero ? zero : x; });
     if (op == "Tanh") return un([](const T& x) { return tanh(x); });
-    if (op == "Sigmoid") return un([&](const T& x) { return one / (one + exp(-x)); });
-    if (op == "Softplus") return un([&](const T& x) { return log(exp(x) + one); });
+    if (op == "Sigmoid")  // e^x / (1 + e^x) below 0: no e^-x overflowing to a flushed 0
+      return un([&](const T& x) {
+        if (x < zero) {
+          const T e = exp(x);
+          return e / (one + e);
+        }
+        return one / (one + exp(-x));
+      });
+    if (op ==
+        "Softplus")  // log(1 + e^x) as max(x, 0) + log1p(e^-|x|): no overflow, no log(1 + tiny)
+      return un([&](const T& x) {
+        using std::log1p;
+        const T ax = x < zero ? -x : x;
+        return (x < zero ? zero : x) + log1p(exp(-ax));
+      });
     if (op == "Exp") return un([](const T& x) { return exp(x); });
     if (op == "Log") return un([](const T& x) { return log(x); });
     if (op == "Sqrt") return un([](const T& x) { return sqrt(x); });

@@ -152,7 +152,7 @@ InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& in
       if (!std::isfinite(mean)) truth_digits = 0;
       nan |= std::isnan(mean) && !std::isnan(exact);
       overflow |= std::isinf(mean) && std::isfinite(exact);
-      underflow |= exact != 0 && std::fabs(exact) < min_normal && mean == 0;
+      underflow |= exact != 0 && std::fabs(exact) < min_normal && mean == 0;  // flushed
       const double cond = exact == 0 ? INFINITY : sv[k] / std::fabs(exact);
       // Below the normal range the format itself holds fewer digits: log10(|y| / the smallest
       // subnormal).
@@ -163,7 +163,10 @@ InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& in
       const double explained = std::clamp(
           std::min(held, r.full_digits - std::log10(std::max(1.0, cond))), 0.0, r.full_digits);
       explained_min = std::min(explained_min, explained);
-      const double lost = std::max(0.0, explained - d);
+      // Below the normal range a loss is the format's underflow (kind underflow, a policy), not
+      // an accuracy loss of the node.
+      const bool subnormal_range = exact != 0 && std::fabs(exact) < min_normal;
+      const double lost = subnormal_range ? 0.0 : std::max(0.0, explained - d);
       if (lost > worst_lost) {
         worst_lost = lost;
         char buf[160];
@@ -184,8 +187,8 @@ InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& in
     nr.explained_min = explained_min;
     nr.kind = nan                           ? "nan"
               : overflow                    ? "overflow"
-              : underflow                   ? "underflow"
               : nr.lost >= kPollutingDigits ? "accuracy"
+              : underflow                   ? "underflow"
                                             : "";
     // A node pollutes when the loss starts there: NaN or inf from finite inputs, or digits lost
     // beyond the conditioning by kPollutingDigits more than any of its inputs had lost.

@@ -94,6 +94,16 @@ Model log_one_plus() {
                {{"one", f32({}, {1})}});
 }
 
+Model log_of_sigmoid() {
+  return graph({node("sigmoid", "Sigmoid", {"x"}, "s"), node("log", "Log", {"s"}, "y")}, "y");
+}
+// log sigmoid(x) = -softplus(-x).
+Model minus_softplus() {
+  return graph({node("negate", "Neg", {"x"}, "nx"), node("softplus", "Softplus", {"nx"}, "sp"),
+                node("negate_back", "Neg", {"sp"}, "y")},
+               "y");
+}
+
 onnx::InferReport infer(const Model& m, const HostTensor& x) {
   return onnx::infer(m, {{"x", x}}, false, 1);
 }
@@ -199,6 +209,17 @@ TEST(OnnxInfer, LogOfOnePlusTinyNamesTheLog) {
   EXPECT_TRUE(s.polluting.empty()) << onnx::infer_text(s);
 }
 
+TEST(OnnxInfer, LogOfSigmoidNamesTheLog) {
+  const HostTensor x = f32({4}, {-120, -200, -90, 3});  // sigmoid underflows to 0 in f32
+  const auto r = infer(log_of_sigmoid(), x);
+  EXPECT_EQ(r.polluting, std::vector<std::string>{"log"}) << onnx::infer_text(r);
+  EXPECT_EQ(r.nodes[0].kind, "underflow");
+  EXPECT_EQ(r.nodes[1].kind, "overflow");  // -inf where the exact value is -200
+  const auto s = infer(minus_softplus(), x);
+  EXPECT_TRUE(s.polluting.empty()) << onnx::infer_text(s);
+  EXPECT_GT(s.outputs[0].true_min, 6) << onnx::infer_text(s);
+}
+
 TEST(OnnxInfer, CommandWritesNodesAndPolluting) {
   const std::string dir = temp_dir("");
   onnx::write_model(naive_variance(), dir + "/var.onnx");
@@ -230,8 +251,8 @@ TEST(OnnxTestdata, SupportedTestsAgreeWithTheReferenceOutputs) {
   STABFUZZ_SKIP_UNLESS_REQUIRED("onnx", "libonnx-testdata is not installed (ci/bootstrap)");
 #else
   const std::string root = STABFUZZ_ONNX_TESTDATA_DIR;
-  const auto r = onnx::run_testdata({root + "/node", root + "/simple", root + "/pytorch-operator",
-                                     root + "/pytorch-converted"});
+  const auto r = onnx::run_testdata(
+      {root + "/node", root + "/simple", root + "/pytorch-operator", root + "/pytorch-converted"});
   std::printf("%s", onnx::testdata_markdown(r).c_str());
   EXPECT_EQ(r.failed, 0) << onnx::testdata_markdown(r);
   EXPECT_GE(r.passed, 100);

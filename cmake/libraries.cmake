@@ -138,11 +138,12 @@ if(NOT STABFUZZ_ONNX STREQUAL "OFF")
   if(TARGET onnx_proto)
     set(STABFUZZ_HAVE_ONNX ON)
     target_sources(stabfuzz_core PRIVATE harness/onnx/model.cc harness/onnx/infer.cc
-                                         harness/onnx/testdata.cc)
+                                         harness/onnx/testdata.cc harness/onnx/export.cc)
     target_link_libraries(stabfuzz_core PRIVATE onnx_proto)
     # Only the files that ask (and tests/onnx/): a PUBLIC definition would recompile everything
     # when libonnx-dev comes.
-    set_property(SOURCE harness/monitor/infer.cc harness/cli/monitor_command.cc APPEND PROPERTY
+    set_property(SOURCE harness/monitor/infer.cc harness/monitor/command.cc
+                 harness/cli/monitor_command.cc APPEND PROPERTY
                  COMPILE_DEFINITIONS STABFUZZ_HAVE_ONNX=1)
   elseif(STABFUZZ_ONNX STREQUAL "ON")
     message(FATAL_ERROR "STABFUZZ_ONNX=ON but ONNX was not found (libonnx-dev)")

@@ -1,6 +1,10 @@
 // `stabfuzz monitor train|sweep`: flags to configurations, progress, outputs.
 #include "harness/monitor/command.h"
 
+#ifdef STABFUZZ_HAVE_ONNX
+#include "harness/onnx/export.h"
+#endif
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -65,6 +69,12 @@ int train_command(const MonitorArgs& o) {
   m.test_accuracy_mean = r.test_accuracy_mean;
   m.params = r.final_params;
   write_model_file(m, out + "/model.txt");
+#ifdef STABFUZZ_HAVE_ONNX
+  // The same weights as an ONNX graph, with the first 32 test rows as its test_data_set.
+  const onnx::Model graph = onnx::export_model(m);
+  onnx::write_model(graph, out + "/model.onnx");
+  onnx::write_test_set(graph, m, data.test, 32, out + "/test_data_set_0");
+#endif
   const StepRecord& last = r.steps.back();
   if (r.diverged_at >= 0)
     std::printf("diverged: the loss is not finite at step %lld\n",
@@ -94,6 +104,10 @@ int train_command(const MonitorArgs& o) {
   for (const auto& s : r.sites) total += s.count;
   std::printf("instabilities: %llu at %zu sites; %.1f s; report: %s/report.html\n",
               static_cast<unsigned long long>(total), r.sites.size(), r.seconds, out.c_str());
+#ifdef STABFUZZ_HAVE_ONNX
+  std::printf("as ONNX: stabfuzz monitor infer --model %s/model.onnx --inputs %s/test_data_set_0\n",
+              out.c_str(), out.c_str());
+#endif
   return 0;
 }
 

@@ -48,6 +48,20 @@ struct Attr {
   std::optional<HostTensor> t;
 };
 
+// An INT or INTS attribute (for graphs written by code: tests, the exporter).
+inline Attr int_attr(int64_t v) {
+  Attr a;
+  a.type = 2;
+  a.i = v;
+  return a;
+}
+inline Attr ints_attr(std::vector<int64_t> v) {
+  Attr a;
+  a.type = 7;
+  a.ints = std::move(v);
+  return a;
+}
+
 struct Node {
   std::string name;  // the node's name, or "<op_type>_<index>" when the file gives none
   std::string op;    // op_type

@@ -31,18 +31,6 @@ Node node(std::string name, std::string op, std::vector<std::string> in, std::st
           std::map<std::string, Attr> attrs = {}) {
   return Node{std::move(name), std::move(op), std::move(in), {std::move(out)}, std::move(attrs)};
 }
-Attr ints(std::vector<int64_t> v) {
-  Attr a;
-  a.type = 7;
-  a.ints = std::move(v);
-  return a;
-}
-Attr int1(int64_t v) {
-  Attr a;
-  a.type = 2;
-  a.i = v;
-  return a;
-}
 HostTensor f32(std::vector<int64_t> shape, std::vector<double> v) {
   for (double& x : v) x = static_cast<float>(x);
   return HostTensor{Elem::float32, std::move(shape), std::move(v)};
@@ -69,22 +57,22 @@ HostTensor shifted(double offset) {
 // E[x^2] - E[x]^2, as a graph decomposes it.
 Model naive_variance() {
   return graph({node("square", "Mul", {"x", "x"}, "sq"),
-                node("mean_square", "ReduceMean", {"sq"}, "m2", {{"keepdims", int1(0)}}),
-                node("mean", "ReduceMean", {"x"}, "m", {{"keepdims", int1(0)}}),
+                node("mean_square", "ReduceMean", {"sq"}, "m2", {{"keepdims", onnx::int_attr(0)}}),
+                node("mean", "ReduceMean", {"x"}, "m", {{"keepdims", onnx::int_attr(0)}}),
                 node("square_mean", "Mul", {"m", "m"}, "msq"),
                 node("difference", "Sub", {"m2", "msq"}, "var")},
                "var");
 }
 // mean((x - mean)^2).
 Model two_pass_variance() {
-  return graph({node("mean", "ReduceMean", {"x"}, "m", {{"keepdims", int1(1)}}),
+  return graph({node("mean", "ReduceMean", {"x"}, "m", {{"keepdims", onnx::int_attr(1)}}),
                 node("centre", "Sub", {"x", "m"}, "d"), node("square", "Mul", {"d", "d"}, "d2"),
-                node("variance", "ReduceMean", {"d2"}, "var", {{"keepdims", int1(0)}})},
+                node("variance", "ReduceMean", {"d2"}, "var", {{"keepdims", onnx::int_attr(0)}})},
                "var");
 }
 Model naive_softmax() {
   return graph({node("exp", "Exp", {"x"}, "e"),
-                node("sum", "ReduceSum", {"e"}, "s", {{"keepdims", int1(1)}}),
+                node("sum", "ReduceSum", {"e"}, "s", {{"keepdims", onnx::int_attr(1)}}),
                 node("divide", "Div", {"e", "s"}, "y")},
                "y");
 }
@@ -144,12 +132,13 @@ TEST(OnnxModel, BadFilesAreInputErrors) {
 TEST(OnnxInterpreter, OperatorsAgainstHandValues) {
   using I = onnx::Interpreter<double>;
   Model m =
-      graph({node("gemm", "Gemm", {"x", "w", "b"}, "g", {{"transB", int1(1)}}),
+      graph({node("gemm", "Gemm", {"x", "w", "b"}, "g", {{"transB", onnx::int_attr(1)}}),
              node("t", "Transpose", {"g"}, "gt"), node("r", "Reshape", {"gt", "shape"}, "flat"),
              node("add", "Add", {"g", "b"}, "gb"),  // [2, 2] + [2]: broadcast over rows
              node("sm", "Softmax", {"g"}, "p"),
-             node("rm", "ReduceMean", {"g", "axes"}, "mean", {{"keepdims", int1(0)}}),
-             node("mx", "ReduceMax", {"g"}, "max", {{"axes", ints({1})}, {"keepdims", int1(0)}})},
+             node("rm", "ReduceMean", {"g", "axes"}, "mean", {{"keepdims", onnx::int_attr(0)}}),
+             node("mx", "ReduceMax", {"g"}, "max",
+                  {{"axes", onnx::ints_attr({1})}, {"keepdims", onnx::int_attr(0)}})},
             "p",
             {{"w", f32({2, 2}, {1, 0, 1, 1})},  // transposed: [[1, 1], [0, 1]]
              {"b", f32({2}, {10, 20})},
@@ -257,6 +246,23 @@ TEST(OnnxTestdata, SupportedTestsAgreeWithTheReferenceOutputs) {
   EXPECT_EQ(r.failed, 0) << onnx::testdata_markdown(r);
   EXPECT_GE(r.passed, 100);
 #endif
+}
+// The built-in MLP and CNN as ONNX files (examples/models/make-models): they run, agree with the
+// outputs stored beside them, and, trained with a stable loss, have no polluting node.
+TEST(OnnxExamples, BuiltInModelsRunAndNameNoNode) {
+  const std::string root = std::string(STABFUZZ_SOURCE_DIR) + "/examples/models";
+  const auto r = onnx::run_testdata({root});
+  EXPECT_EQ(r.passed, 2) << onnx::testdata_markdown(r);
+  for (const char* model : {"mlp", "cnn"}) {
+    const std::string dir = temp_dir("");
+    const auto o =
+        run_stabfuzz("monitor infer --model " + root + "/" + model + "/model.onnx --inputs " +
+                     root + "/" + model + "/test_data_set_0 --out " + dir);
+    ASSERT_EQ(o.code, 0) << o.err;
+    const json::Value s = json::parse(slurp(dir + "/summary.json"));
+    EXPECT_TRUE(s.at("polluting").as_array().empty()) << o.out;
+    EXPECT_GE(s.at("nodes").as_array().size(), 4u);
+  }
 }
 #else
 TEST(OnnxModel, BuiltWithoutOnnx) {

@@ -11,6 +11,9 @@ if(NOT STABFUZZ_HAVE_LIBFUZZER)
 endif()
 
 set(STABFUZZ_SELFFUZZ_TARGETS corpus findings checkpoint model decoder cli json)
+if(STABFUZZ_HAVE_ONNX)
+  list(APPEND STABFUZZ_SELFFUZZ_TARGETS onnx)  # the ONNX reader and interpreter
+endif()
 set(_selffuzz_sanitizers -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
                          -fno-sanitize-recover=all)
 add_library(stabfuzz_selffuzz_parsers OBJECT
@@ -26,8 +29,10 @@ add_library(stabfuzz_selffuzz_parsers OBJECT
   harness/fuzz/decoder.cc
   harness/cli/command.cc
   harness/cli/flags.cc
-  harness/cli/campaign_command.cc)
-target_link_libraries(stabfuzz_selffuzz_parsers PRIVATE stabfuzz_cli nlohmann_json::nlohmann_json)
+  harness/cli/campaign_command.cc
+  $<$<BOOL:${STABFUZZ_HAVE_ONNX}>:harness/onnx/model.cc>)
+target_link_libraries(stabfuzz_selffuzz_parsers PRIVATE stabfuzz_cli nlohmann_json::nlohmann_json
+                      $<$<BOOL:${STABFUZZ_HAVE_ONNX}>:onnx_proto>)
 target_compile_options(stabfuzz_selffuzz_parsers PRIVATE ${_selffuzz_sanitizers})
 
 foreach(_target IN LISTS STABFUZZ_SELFFUZZ_TARGETS)
@@ -36,6 +41,10 @@ foreach(_target IN LISTS STABFUZZ_SELFFUZZ_TARGETS)
   target_compile_options(${_target}_selffuzz PRIVATE ${_selffuzz_sanitizers})
   target_sources(${_target}_selffuzz PRIVATE $<TARGET_OBJECTS:stabfuzz_selffuzz_parsers>)
   target_link_libraries(${_target}_selffuzz PRIVATE stabfuzz_cli)
+  if(STABFUZZ_HAVE_ONNX)
+    target_compile_definitions(${_target}_selffuzz PRIVATE STABFUZZ_HAVE_ONNX=1)
+    target_link_libraries(${_target}_selffuzz PRIVATE onnx_proto)
+  endif()
   target_link_options(${_target}_selffuzz PRIVATE -fsanitize=fuzzer,address,undefined)
   set_target_properties(${_target}_selffuzz PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/selffuzz)

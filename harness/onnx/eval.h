@@ -70,9 +70,15 @@ struct Tensor {
   size_t size() const { return v.size(); }
 };
 
+// Elements of `shape`; a negative dimension or more than kMaxElements is an InputError.
 inline size_t count(const std::vector<int64_t>& shape) {
   size_t n = 1;
-  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  for (int64_t d : shape) {
+    if (d < 0) throw InputError("ONNX: a tensor shape has a negative dimension");
+    if (d > 0 && n > kMaxElements / static_cast<size_t>(d))
+      throw InputError("ONNX: a tensor shape holds more than 2^24 elements");
+    n *= static_cast<size_t>(d);
+  }
   return n;
 }
 
@@ -97,6 +103,9 @@ class Interpreter {
   }
 
   static Tensor<T> convert(const HostTensor& h) {
+    if (count(h.shape) != h.values.size())
+      throw InputError("ONNX: a tensor holds " + std::to_string(h.values.size()) +
+                       " values for its shape's " + std::to_string(count(h.shape)));
     Tensor<T> t;
     t.shape = h.shape;
     t.elem = h.elem;
@@ -123,8 +132,7 @@ class Interpreter {
   }
   static int64_t axis(const Node& n, int64_t a, size_t rank) {
     const auto r = static_cast<int64_t>(rank);
-    if (a < -r || a >= std::max<int64_t>(r, 1))
-      fail(n, "axis " + std::to_string(a) + " out of range");
+    if (a < -r || a >= r) fail(n, "axis " + std::to_string(a) + " out of range");
     return a < 0 ? a + r : a;
   }
 
@@ -220,6 +228,7 @@ class Interpreter {
     size_t inner = 1;
     for (size_t d = ax + 1; d < rank; ++d) inner *= static_cast<size_t>(a.shape[d]);
     const auto len = static_cast<size_t>(a.shape[ax]);
+    if (len == 0) return a;
     const size_t outer = a.size() / std::max<size_t>(len * inner, 1);
     Tensor<T> r{a.shape, a.v};
     using std::exp;
@@ -306,10 +315,13 @@ class Interpreter {
     int64_t known = 1, infer = -1;
     for (size_t d = 0; d < shape.size(); ++d) {
       if (shape[d] == 0) shape[d] = d < a.shape.size() ? a.shape[d] : fail_i(n, "0 beyond rank");
+      if (shape[d] < -1) fail(n, "a negative dimension other than -1");
       if (shape[d] == -1) {
         if (infer >= 0) fail(n, "two -1 dimensions");
         infer = static_cast<int64_t>(d);
       } else {
+        if (shape[d] > 0 && known > static_cast<int64_t>(kMaxElements) / shape[d])
+          fail(n, "the new shape is too large");
         known *= shape[d];
       }
     }
@@ -327,6 +339,12 @@ class Interpreter {
     if (perm.empty())
       for (size_t d = rank; d-- > 0;) perm.push_back(static_cast<int64_t>(d));
     if (perm.size() != rank) fail(n, "perm has the wrong length");
+    std::vector<bool> seen(rank, false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)])
+        fail(n, "perm is not a permutation of the axes");
+      seen[static_cast<size_t>(p)] = true;
+    }
     std::vector<int64_t> s(rank), stride(rank, 1);
     for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * a.shape[d];
     for (size_t d = 0; d < rank; ++d) s[d] = a.shape[static_cast<size_t>(perm[d])];
@@ -470,6 +488,9 @@ class Interpreter {
     if ((!st.empty() && st.size() != 2) || (!pads.empty() && pads.size() != 4) ||
         (!dil.empty() && dil.size() != 2))
       fail(n, "only 2-D windows are supported");
+    if (w.kh < 1 || w.kw < 1 || w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1 || w.pt < 0 ||
+        w.pl < 0 || w.pb < 0 || w.pr < 0)
+      fail(n, "kernel, strides and dilations must be positive and pads not negative");
     return w;
   }
   static Tensor<T> conv(const Node& n, const Values& vals) {

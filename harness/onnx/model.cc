@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "stabfuzz/errors.h"
@@ -23,8 +24,11 @@ HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
     h.shape.push_back(d);
   }
   size_t n = 1;
-  for (int64_t d : h.shape) n *= static_cast<size_t>(d);
-  if (n > (size_t{1} << 28)) throw InputError(where + ": tensor '" + t.name() + "' is too large");
+  for (int64_t d : h.shape) {  // checked before each product: no wrap-around
+    if (d > 0 && n > kMaxElements / static_cast<size_t>(d))
+      throw InputError(where + ": tensor '" + t.name() + "' is too large");
+    n *= static_cast<size_t>(d);
+  }
   const std::string& raw = t.raw_data();
   auto need = [&](size_t bytes, size_t have) {
     if (have != n * bytes && !(have == 0 && n == 0))
@@ -179,8 +183,15 @@ std::vector<int64_t> Node::ints(const std::string& a) const {
 }
 
 Model read_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot open model " + path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_model(bytes, path);
+}
+
+Model parse_model(const std::string& bytes, const std::string& path) {
   pb::ModelProto mp;
-  parse_file(path, mp, "model");
+  if (!mp.ParseFromString(bytes)) throw InputError(path + " is not an ONNX model");
   Model m;
   m.path = path;
   for (const auto& o : mp.opset_import())

@@ -11,6 +11,9 @@
 
 namespace stabfuzz::onnx {
 
+// The most elements one tensor may hold (2^24); a larger one, read or computed, is an InputError.
+inline constexpr size_t kMaxElements = size_t{1} << 24;
+
 // ONNX's element types that stabfuzz reads (TensorProto.DataType); values are held as doubles.
 enum class Elem : int32_t {
   float32 = 1,
@@ -86,6 +89,8 @@ struct Model {
 // Reads a model; a file that is not one, or a graph that is not topologically sorted, is an
 // InputError naming the file.
 Model read_model(const std::string& path);
+// The same from the file's bytes; `where` names it in errors.
+Model parse_model(const std::string& bytes, const std::string& where);
 void write_model(const Model& m, const std::string& path);
 
 // One TensorProto (test_data_set_N/input_K.pb).

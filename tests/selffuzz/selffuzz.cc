@@ -22,6 +22,10 @@
 #include "harness/corpus/corpus.h"
 #include "harness/fuzz/decoder.h"
 #include "harness/monitor/weights.h"
+#ifdef STABFUZZ_HAVE_ONNX
+#include "harness/onnx/eval.h"
+#include "harness/onnx/model.h"
+#endif
 #include "reports/json.h"
 #include "reports/run_data.h"
 #include "stabfuzz/errors.h"
@@ -160,6 +164,32 @@ void json_target(std::string_view text) {
 
 }  // namespace
 
+#ifdef STABFUZZ_HAVE_ONNX
+// An ONNX model's bytes: read, then, when small (the windows of Conv and pooling bound no work,
+// so those run only in the tests), interpreted on 3-element inputs.
+void onnx_target(const std::string& bytes) {
+  onnx::Model m;
+  try {
+    m = onnx::parse_model(bytes, "model.onnx");
+  } catch (const InputError&) {
+    return;
+  }
+  size_t weights = 0;
+  for (const auto& [name, t] : m.initializers) weights += t.size();
+  if (m.nodes.size() > 8 || weights > 64) return;
+  for (const auto& n : m.nodes)
+    if (n.op == "Conv" || n.op == "MaxPool" || n.op == "AveragePool") return;
+  onnx::Interpreter<double>::Values v;
+  try {
+    for (const auto& [name, t] : m.initializers) v[name] = onnx::Interpreter<double>::convert(t);
+    for (const auto& i : m.inputs)
+      v[i] = onnx::Interpreter<double>::convert({onnx::Elem::float32, {3}, {0.5, -1, 2}});
+    onnx::Interpreter<double>::run(m, v);
+  } catch (const InputError&) {
+  }
+}
+#endif
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   const std::string_view target = STABFUZZ_SELFFUZZ_TARGET;
@@ -171,6 +201,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     checkpoint_target(text);
   else if (target == "model")
     model_target(text);
+#ifdef STABFUZZ_HAVE_ONNX
+  else if (target == "onnx")
+    onnx_target(text);
+#endif
   else if (target == "decoder")
     decoder_target(data, size);
   else if (target == "cli")

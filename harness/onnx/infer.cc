@@ -13,6 +13,7 @@
 #include "harness/onnx/big.h"
 #include "harness/onnx/eval.h"
 #include "reports/findings.h"
+#include "reports/svg.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/stoch.h"
 
@@ -113,15 +114,22 @@ InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& in
   r.full_digits = std::numeric_limits<F>::digits * std::log10(2.0);
   const double min_normal = std::numeric_limits<F>::min();
 
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   auto native = start_values<F>(m, inputs);
+  const auto tn = std::chrono::steady_clock::now();
   Interpreter<F>::run(m, native);
+  r.native_seconds = seconds_since(tn);
   auto truth = start_values<Big>(m, inputs);
   Interpreter<Big>::run(m, truth);
   const auto sens = sensitivities(m, inputs, truth, r.cond_method);
   auto stoch = start_values<S>(m, inputs);
   {
     cestac::Run run(seed, 0);
+    const auto tc = std::chrono::steady_clock::now();
     Interpreter<S>::run(m, stoch);
+    r.cestac_seconds = seconds_since(tc);
   }
 
   std::map<std::string, double> lost_of, nonfinite_of;
@@ -273,6 +281,8 @@ json::Value infer_json(const InferReport& r) {
                       {"nodes", nodes},
                       {"outputs", outputs},
                       {"polluting", polluting},
+                      {"native_seconds", r.native_seconds},
+                      {"cestac_seconds", r.cestac_seconds},
                       {"seconds", r.seconds}};
 }
 
@@ -311,6 +321,43 @@ std::string infer_text(const InferReport& r) {
   return s;
 }
 
+std::string infer_html(const InferReport& r) {
+  using reports::svg::escape;
+  std::vector<reports::svg::Point> pts;
+  for (const auto& n : r.nodes) {
+    const std::string x = n.name + " (" + n.op + ")";
+    pts.push_back({0, x, n.digits_min, "digits (min)", x + ": " + fmt(n.digits_min) + " digits"});
+    pts.push_back(
+        {0, x, n.digits_median, "digits (median)", x + ": median " + fmt(n.digits_median)});
+    pts.push_back({0, x, n.explained_min, "explained", x + ": explained " + fmt(n.explained_min)});
+  }
+  std::string h =
+      "<!doctype html><html><head><meta charset=\"utf-8\"><title>stabfuzz monitor infer: " +
+      escape(r.model) +
+      "</title><style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,td:nth-child(2)"
+      "{text-align:left}.polluting{background:#fdd}</style></head><body><h1>" +
+      escape(r.model) + "</h1><p>inputs " + escape(r.inputs) + ", " + escape(r.precision) +
+      ", seed " + std::to_string(r.seed) + "; polluting nodes: " +
+      (r.polluting.empty() ? std::string("none") : [&] {
+        std::string p;
+        for (const auto& n : r.polluting) p += (p.empty() ? "" : ", ") + escape(n);
+        return p;
+      }()) +
+      "</p>" +
+      reports::svg::scatter("Digits per node, in graph order", pts, {"node", false, true},
+                            {"digits", false, false}) +
+      "<table><tr><th>node</th><th>op</th><th>elements</th><th>digits min</th><th>median</th>"
+      "<th>true min</th><th>explained</th><th>lost</th><th>kind</th></tr>";
+  for (const auto& n : r.nodes)
+    h += std::string("<tr") + (n.polluting ? " class=\"polluting\"" : "") + "><td>" +
+         escape(n.name) + "</td><td>" + escape(n.op) + "</td><td>" + std::to_string(n.elements) +
+         "</td><td>" + fmt(n.digits_min) + "</td><td>" + fmt(n.digits_median) + "</td><td>" +
+         fmt(n.true_min) + "</td><td>" + fmt(n.explained_min) + "</td><td>" + fmt(n.lost) +
+         "</td><td>" + escape(n.kind) + "</td></tr>";
+  return h + "</table><p>Condition numbers: " + escape(r.cond_method) + "</p></body></html>\n";
+}
+
 int infer_command(const std::string& model, const std::string& inputs, const std::string& out,
                   const std::string& precision, uint64_t seed) {
   if (inputs.empty())
@@ -333,12 +380,17 @@ int infer_command(const std::string& model, const std::string& inputs, const std
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError("cannot create output directory " + dir + ": " + ec.message());
   reports::write_json_atomically(dir + "/summary.json", infer_json(r));
+  reports::write_text_atomically(dir + "/report.html", infer_html(r));
   std::printf("stabfuzz monitor infer: %s on %s, %zu nodes, Stoch<%s, 3>, seed %llu\n",
               model.c_str(), inputs.c_str(), m.nodes.size(), f64 ? "double" : "float",
               static_cast<unsigned long long>(seed));
   std::printf("%s", infer_text(r).c_str());
-  std::printf("condition numbers: %s\n%.2f s; summary: %s/summary.json\n", r.cond_method.c_str(),
-              r.seconds, dir.c_str());
+  std::printf(
+      "condition numbers: %s\ngraph run natively %.3g s, under CESTAC %.3g s (%.1fx); %.2f s in "
+      "all; summary: %s/summary.json, report: %s/report.html\n",
+      r.cond_method.c_str(), r.native_seconds, r.cestac_seconds,
+      r.native_seconds > 0 ? r.cestac_seconds / r.native_seconds : 0.0, r.seconds, dir.c_str(),
+      dir.c_str());
   return 0;
 }
 

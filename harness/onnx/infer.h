@@ -44,7 +44,8 @@ struct InferReport {
   double full_digits = 0;
   std::vector<NodeReport> nodes;
   std::vector<OutputReport> outputs;
-  std::vector<std::string> polluting;  // node names
+  std::vector<std::string> polluting;             // node names
+  double native_seconds = 0, cestac_seconds = 0;  // the two runs of the graph, timed alike
   double seconds = 0;
 };
 
@@ -54,6 +55,8 @@ InferReport infer(const Model& m, const std::map<std::string, HostTensor>& input
 
 json::Value infer_json(const InferReport& r);
 std::string infer_text(const InferReport& r);
+// A self-contained page: the per-node table and the digits per node in graph order.
+std::string infer_html(const InferReport& r);
 
 // The command: reads the model and the test_data_set folder, prints the per-node table, writes
 // OUT/summary.json. Returns the exit status (0; 1 when a node pollutes and fail_on_polluting).

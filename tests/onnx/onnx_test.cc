@@ -223,6 +223,9 @@ TEST(OnnxInfer, CommandWritesNodesAndPolluting) {
   EXPECT_EQ(s.at("nodes").as_array()[4].at("op_type").as_string(), "Sub");
   ASSERT_EQ(s.at("polluting").as_array().size(), 1u);
   EXPECT_EQ(s.at("polluting").as_array()[0].as_string(), "difference");
+  const std::string html = slurp(dir + "/out/report.html");
+  EXPECT_NE(html.find("Digits per node"), std::string::npos);
+  EXPECT_NE(html.find("class=\"polluting\"><td>difference"), std::string::npos);
   // Bad input: one line, exit 2.
   const auto missing = run_stabfuzz("monitor infer --model " + dir + "/var.onnx");
   EXPECT_EQ(missing.code, 2);

@@ -138,7 +138,8 @@ if(NOT STABFUZZ_ONNX STREQUAL "OFF")
   if(TARGET onnx_proto)
     set(STABFUZZ_HAVE_ONNX ON)
     target_sources(stabfuzz_core PRIVATE harness/onnx/model.cc harness/onnx/infer.cc
-                                         harness/onnx/testdata.cc harness/onnx/export.cc)
+                                         harness/onnx/testdata.cc harness/onnx/export.cc
+                                         harness/onnx/fuzz.cc)
     target_link_libraries(stabfuzz_core PRIVATE onnx_proto)
     # Only the files that ask (and tests/onnx/): a PUBLIC definition would recompile everything
     # when libonnx-dev comes.

@@ -90,8 +90,8 @@ class InferCommand final : public Command {
   const char* usage() const override {
     return "stabfuzz monitor infer --model FILE [--data D] [--precision f32|f64] [--seed S] "
            "[--out DIR]\n"
-           "  stabfuzz monitor infer --model M.onnx --inputs DIR [--precision f32|f64] [--seed S] "
-           "[--out DIR]";
+           "  stabfuzz monitor infer --model M.onnx --inputs DIR [--fuzz [--budget-s S]] "
+           "[--precision f32|f64] [--seed S] [--out DIR]";
   }
   po::options_description options() override {
     po::options_description d("Options");
@@ -100,6 +100,11 @@ class InferCommand final : public Command {
                 "digits, the polluting nodes; docs/monitor.md)");
     flag::value(d, "inputs", &a_.inputs, "DIR",
                 "with an ONNX graph: its inputs, a test_data_set folder (input_0.pb, ...)");
+    flag::toggle(d, "fuzz", &a_.fuzz,
+                 "with an ONNX graph: then search inputs of the same shapes that make a node "
+                 "lose digits beyond the conditioning or give NaN/inf; each is written as a "
+                 "test_data_set under OUT/fuzz/ (exit 1 when one is found)");
+    flag::value<double>(d, "budget-s", &a_.budget_s, 10.0, "S", "with --fuzz: seconds of search");
     flag::value(d, "data", &a_.data, "digits|fashion-mnist",
                 "the test set (default: the model file's dataset)");
     flag::value(d, "precision", &a_.precision, "f32|f64",

@@ -350,14 +350,15 @@ int infer_command(const InferArgs& o) {
   if (o.model.empty()) throw InputError("monitor infer: --model FILE is required");
   if (o.model.size() > 5 && o.model.compare(o.model.size() - 5, 5, ".onnx") == 0) {
 #ifdef STABFUZZ_HAVE_ONNX
-    return onnx::infer_command(o.model, o.inputs, o.out, o.precision, o.seed);
+    return onnx::infer_command(o.model, o.inputs, o.out, o.precision, o.seed, o.fuzz, o.budget_s);
 #else
     throw InputError("monitor infer --model " + o.model +
                      ": built without ONNX (ci/bootstrap installs libonnx-dev)");
 #endif
   }
-  if (!o.inputs.empty())
-    throw InputError("--inputs is for an ONNX graph (--model M.onnx); " + o.model +
+  if (!o.inputs.empty() || o.fuzz)
+    throw InputError(std::string(o.fuzz ? "--fuzz" : "--inputs") +
+                     " is for an ONNX graph (--model M.onnx); " + o.model +
                      " is a monitor train model file");
   const ModelFile m = read_model_file(o.model);
   const std::string data = !o.data.empty() ? o.data : m.data;

@@ -61,6 +61,8 @@ std::string render_infer_html(const InferResult& r);
 struct InferArgs {
   std::string model;      // the model file (train's model.txt), or an ONNX graph (.onnx)
   std::string inputs;     // with an ONNX graph: its test_data_set folder (input_0.pb, ...)
+  bool fuzz = false;      // with an ONNX graph: also search inputs that break it
+  double budget_s = 10;   // the search's seconds
   std::string data;       // empty: the model file's dataset
   std::string precision;  // f32 | f64; empty: the model file's
   uint64_t seed = 1;

@@ -12,6 +12,7 @@
 
 #include "harness/onnx/big.h"
 #include "harness/onnx/eval.h"
+#include "harness/onnx/fuzz.h"
 #include "reports/findings.h"
 #include "reports/svg.h"
 #include "stabfuzz/errors.h"
@@ -359,7 +360,7 @@ std::string infer_html(const InferReport& r) {
 }
 
 int infer_command(const std::string& model, const std::string& inputs, const std::string& out,
-                  const std::string& precision, uint64_t seed) {
+                  const std::string& precision, uint64_t seed, bool fuzz, double budget_s) {
   if (inputs.empty())
     throw InputError("monitor infer --model " + model +
                      ": --inputs DIR is required (a test_data_set folder: input_0.pb, ...)");
@@ -391,7 +392,20 @@ int infer_command(const std::string& model, const std::string& inputs, const std
       r.cond_method.c_str(), r.native_seconds, r.cestac_seconds,
       r.native_seconds > 0 ? r.cestac_seconds / r.native_seconds : 0.0, r.seconds, dir.c_str(),
       dir.c_str());
-  return 0;
+  if (!fuzz) return 0;
+  if (!(budget_s > 0)) throw InputError("--budget-s must be positive");
+  std::printf("\nfuzzing the inputs for %.0f s (seed %llu)\n", budget_s,
+              static_cast<unsigned long long>(seed));
+  const FuzzReport f = fuzz_inputs(m, in, f64, seed, budget_s, dir);
+  std::printf("%lld trials in %.1f s: %zu polluting nodes found\n",
+              static_cast<long long>(f.trials), f.seconds, f.breaks.size());
+  for (const auto& b : f.breaks)
+    std::printf(
+        "  %s (%s): %s at trial %lld (%s); replay: stabfuzz monitor infer --model %s "
+        "--inputs %s\n",
+        b.node.c_str(), b.op.c_str(), b.kind.c_str(), static_cast<long long>(b.trial),
+        b.regime.c_str(), model.c_str(), b.dir.c_str());
+  return f.breaks.empty() ? 0 : 1;
 }
 
 }  // namespace stabfuzz::onnx

@@ -60,7 +60,10 @@ std::string infer_html(const InferReport& r);
 
 // The command: reads the model and the test_data_set folder, prints the per-node table, writes
 // OUT/summary.json. Returns the exit status (0; 1 when a node pollutes and fail_on_polluting).
+// With `fuzz`, then searches inputs for `budget_s` seconds (fuzz.h) and lists each break with the
+// command that replays it; exit status 1 when the search broke a node.
 int infer_command(const std::string& model, const std::string& inputs, const std::string& out,
-                  const std::string& precision, uint64_t seed);
+                  const std::string& precision, uint64_t seed, bool fuzz = false,
+                  double budget_s = 10);
 
 }  // namespace stabfuzz::onnx

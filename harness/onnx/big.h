@@ -45,6 +45,9 @@ class Big {
   friend Big erf(const Big& a) { return fn(mpfr_erf, a); }
   friend Big fabs(const Big& a) { return fn(mpfr_abs, a); }
   friend Big pow(const Big& a, const Big& b) { return op(mpfr_pow, a, b); }
+  friend Big expm1(const Big& a) { return fn(mpfr_expm1, a); }
+  friend Big floor(const Big& a) { return fn1(mpfr_floor, a); }
+  friend Big ceil(const Big& a) { return fn1(mpfr_ceil, a); }
 
  private:
   template <class F>
@@ -57,6 +60,12 @@ class Big {
   static Big fn(F f, const Big& a) {
     Big r;
     f(r.v_, a.v_, MPFR_RNDN);
+    return r;
+  }
+  template <class F>
+  static Big fn1(F f, const Big& a) {  // the functions without a rounding mode
+    Big r;
+    f(r.v_, a.v_);
     return r;
   }
   mpfr_t v_;

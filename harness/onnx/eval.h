@@ -21,44 +21,17 @@
 namespace stabfuzz::onnx {
 
 inline const std::vector<std::string>& supported_ops() {
-  static const std::vector<std::string> ops = {"Add",
-                                               "Sub",
-                                               "Mul",
-                                               "Div",
-                                               "Neg",
-                                               "Relu",
-                                               "Tanh",
-                                               "Sigmoid",
-                                               "Softplus",
-                                               "Exp",
-                                               "Log",
-                                               "Sqrt",
-                                               "Erf",
-                                               "Pow",
-                                               "MatMul",
-                                               "Gemm",
-                                               "Softmax",
-                                               "LogSoftmax",
-                                               "ReduceSum",
-                                               "ReduceMean",
-                                               "ReduceMax",
-                                               "Reshape",
-                                               "Flatten",
-                                               "Transpose",
-                                               "Squeeze",
-                                               "Unsqueeze",
-                                               "Identity",
-                                               "Constant",
-                                               "LayerNormalization",
-                                               "BatchNormalization",
-                                               "Concat",
-                                               "Gather",
-                                               "Conv",
-                                               "MaxPool",
-                                               "AveragePool",
-                                               "GlobalAveragePool",
-                                               "Shape",
-                                               "Cast"};
+  // clang-format off
+  static const std::vector<std::string> ops = {
+      "Add", "Sub", "Mul", "Div", "Neg", "Abs", "Reciprocal", "Relu", "LeakyRelu", "Elu",
+      "HardSigmoid", "Tanh", "Sigmoid", "Softplus", "Exp", "Log", "Sqrt", "Erf", "Pow", "Floor",
+      "Ceil", "Max", "Min", "Sum", "Mean", "Clip", "Where", "Equal", "Less", "Greater",
+      "LessOrEqual", "GreaterOrEqual", "MatMul", "Gemm", "Softmax", "LogSoftmax",
+      "LayerNormalization", "BatchNormalization", "Conv", "MaxPool", "AveragePool",
+      "GlobalAveragePool", "ReduceSum", "ReduceMean", "ReduceMax", "Reshape", "Flatten",
+      "Transpose", "Squeeze", "Unsqueeze", "Concat", "Gather", "Slice", "Expand", "Shape", "Cast",
+      "Identity", "Constant"};
+  // clang-format on
   return ops;
 }
 
@@ -558,6 +531,89 @@ class Interpreter {
     return r;
   }
 
+  // ---- three-way broadcasting (Where)
+  // ------------------------------------------------------------
+  static Tensor<T> where(const Node& n, const Tensor<T>& c, const Tensor<T>& a,
+                         const Tensor<T>& b) {
+    const size_t rank = std::max({c.shape.size(), a.shape.size(), b.shape.size()});
+    auto padded = [&](const Tensor<T>& t) {
+      std::vector<int64_t> s(rank, 1);
+      std::copy(t.shape.begin(), t.shape.end(),
+                s.begin() + static_cast<long>(rank - t.shape.size()));
+      return s;
+    };
+    const auto sc = padded(c), sa = padded(a), sb = padded(b);
+    std::vector<int64_t> s(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      s[d] = std::max({sc[d], sa[d], sb[d]});
+      for (int64_t x : {sc[d], sa[d], sb[d]})
+        if (x != 1 && x != s[d]) fail(n, "shapes do not broadcast");
+    }
+    Tensor<T> r{s, {}, a.elem};
+    const size_t total = count(s);
+    r.v.reserve(total);
+    std::vector<int64_t> idx(rank, 0);
+    auto at = [&](const std::vector<int64_t>& sh) {
+      size_t i = 0;
+      for (size_t d = 0; d < rank; ++d)
+        i = i * static_cast<size_t>(sh[d]) + static_cast<size_t>(sh[d] == 1 ? 0 : idx[d]);
+      return i;
+    };
+    for (size_t k = 0; k < total; ++k) {
+      r.v.push_back(value_of(c.v[at(sc)]) != 0 ? a.v[at(sa)] : b.v[at(sb)]);
+      next_index(idx, s);
+    }
+    return r;
+  }
+
+  // Slice (opset 10+): starts, ends, axes, steps as inputs, clamped as the operator defines.
+  static Tensor<T> slice(const Node& n, const Values& vals) {
+    const Tensor<T>& x = in(n, vals, 0);
+    const auto starts = ints_of(in(n, vals, 1)), ends = ints_of(in(n, vals, 2));
+    const size_t rank = x.shape.size();
+    std::vector<int64_t> axes = has_in(n, 3) ? ints_of(in(n, vals, 3)) : std::vector<int64_t>{};
+    std::vector<int64_t> steps = has_in(n, 4) ? ints_of(in(n, vals, 4)) : std::vector<int64_t>{};
+    if (axes.empty())
+      for (size_t d = 0; d < starts.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() ||
+        steps.size() != starts.size())
+      fail(n, "starts, ends, axes and steps differ in length");
+    std::vector<int64_t> lo(rank, 0), step(rank, 1), len(x.shape);
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const auto d = static_cast<size_t>(axis(n, axes[k], rank));
+      const int64_t dim = x.shape[d], st = steps[k];
+      if (st == 0) fail(n, "a step of 0");
+      auto clampi = [&](int64_t v, int64_t a, int64_t b) { return std::max(a, std::min(b, v)); };
+      int64_t s0 = starts[k] < 0 ? starts[k] + dim : starts[k];
+      int64_t e0 = ends[k] < 0 ? ends[k] + dim : ends[k];
+      if (st > 0) {
+        s0 = clampi(s0, 0, dim);
+        e0 = clampi(e0, 0, dim);
+        len[d] = e0 > s0 ? (e0 - s0 + st - 1) / st : 0;
+      } else {
+        s0 = clampi(s0, 0, dim - 1);
+        e0 = clampi(e0, -1, dim - 1);
+        len[d] = s0 > e0 ? (s0 - e0 - st - 1) / (-st) : 0;
+      }
+      lo[d] = s0;
+      step[d] = st;
+    }
+    std::vector<int64_t> stride(rank, 1);
+    for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * x.shape[d];
+    Tensor<T> r{len, {}, x.elem};
+    const size_t total = count(len);
+    r.v.reserve(total);
+    std::vector<int64_t> idx(rank, 0);
+    for (size_t k = 0; k < total; ++k) {
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d) src += (lo[d] + idx[d] * step[d]) * stride[d];
+      r.v.push_back(x.v[static_cast<size_t>(src)]);
+      next_index(idx, len);
+    }
+    return r;
+  }
+
   static void run_node(const Node& n, Values& vals) {
     using std::erf;
     using std::exp;
@@ -610,6 +666,89 @@ class Interpreter {
     if (op == "Sqrt") return un([](const T& x) { return sqrt(x); });
     if (op == "Erf") return un([](const T& x) { return erf(x); });
     if (op == "Identity") return out(in(n, vals, 0));
+    if (op == "Abs") return un([&](const T& x) { return x < zero ? -x : x; });
+    if (op == "Reciprocal") return un([&](const T& x) { return one / x; });
+    if (op == "Floor" || op == "Ceil") {
+      using std::ceil;
+      using std::floor;
+      const bool fl = op == "Floor";
+      return un([fl](const T& x) { return fl ? floor(x) : ceil(x); });
+    }
+    if (op == "LeakyRelu") {
+      const T alpha = T(n.f("alpha", 0.01));
+      return un([&](const T& x) { return x < zero ? alpha * x : x; });
+    }
+    if (op == "Elu") {  // alpha (e^x - 1) below 0
+      const T alpha = T(n.f("alpha", 1.0));
+      return un([&](const T& x) {
+        using std::expm1;
+        return x < zero ? alpha * expm1(x) : x;
+      });
+    }
+    if (op == "HardSigmoid") {
+      const T alpha = T(n.f("alpha", 0.2)), beta = T(n.f("beta", 0.5));
+      return un([&](const T& x) {
+        const T y = alpha * x + beta;
+        return y < zero ? zero : one < y ? one : y;
+      });
+    }
+    if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") {
+      Tensor<T> r = in(n, vals, 0);
+      for (size_t k = 1; k < n.in.size(); ++k)
+        r = binary(n, r, in(n, vals, k), [&](const T& a, const T& b) {
+          if (op == "Max") return a < b ? b : a;
+          if (op == "Min") return b < a ? b : a;
+          return a + b;
+        });
+      if (op == "Mean") {
+        const T count_in = T(static_cast<double>(n.in.size()));
+        r = unary(r, [&](const T& x) { return x / count_in; });
+      }
+      return out(std::move(r));
+    }
+    if (op == "Clip") {
+      Tensor<T> r = in(n, vals, 0);
+      if (has_in(n, 1))
+        r = binary(n, r, in(n, vals, 1), [](const T& x, const T& lo) { return x < lo ? lo : x; });
+      if (has_in(n, 2))
+        r = binary(n, r, in(n, vals, 2), [](const T& x, const T& hi) { return hi < x ? hi : x; });
+      // Opsets before 11: the bounds are attributes.
+      if (n.has("min")) {
+        const T lo = T(n.f("min", 0));
+        r = unary(r, [&](const T& x) { return x < lo ? lo : x; });
+      }
+      if (n.has("max")) {
+        const T hi = T(n.f("max", 0));
+        r = unary(r, [&](const T& x) { return hi < x ? hi : x; });
+      }
+      return out(std::move(r));
+    }
+    if (op == "Where") return out(where(n, in(n, vals, 0), in(n, vals, 1), in(n, vals, 2)));
+    if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+        op == "GreaterOrEqual") {
+      Tensor<T> r = binary(n, in(n, vals, 0), in(n, vals, 1), [&](const T& a, const T& b) {
+        const bool v = op == "Equal"         ? !(a < b) && !(b < a)
+                       : op == "Less"        ? a < b
+                       : op == "Greater"     ? b < a
+                       : op == "LessOrEqual" ? !(b < a)
+                                             : !(a < b);
+        return T(v ? 1.0 : 0.0);
+      });
+      r.elem = Elem::bool8;
+      return out(std::move(r));
+    }
+    if (op == "Expand") {
+      const Tensor<T>& x = in(n, vals, 0);
+      Tensor<T> shape_ones;
+      shape_ones.shape = ints_of(in(n, vals, 1));
+      for (int64_t d : shape_ones.shape)
+        if (d < 0) fail(n, "a negative dimension");
+      shape_ones.v.assign(count(shape_ones.shape), zero);
+      Tensor<T> r = binary(n, x, shape_ones, [](const T& a, const T&) { return a; });
+      r.elem = x.elem;
+      return out(std::move(r));
+    }
+    if (op == "Slice") return out(slice(n, vals));
     if (op == "LayerNormalization") {
       auto outs = layer_norm(n, vals);
       for (size_t k = 0; k < n.out.size() && k < 3; ++k)

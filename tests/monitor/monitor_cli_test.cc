@@ -106,6 +106,21 @@ TEST(MonitorCliTest, PlantedNaiveLogSoftmaxIsThePollutingOperation) {
   }
 }
 
+// Stable training names no polluting operation: both models, full digits data, three learning
+// rates (slow: about 5 minutes).
+TEST(MonitorCliTest, StableFullDataRunsNameNoPollutingOperation) {
+  for (const char* model : {"mlp", "cnn"})
+    for (const char* lr : {"0.25", "0.5", "1"}) {
+      const std::string dir = testing::temp_dir("stable");
+      const auto r = testing::run_stabfuzz(
+          std::string("monitor train --model ") + model + " --data digits --lr " + lr +
+          " --steps 200 --seed 1 --sharpness-every 0 --out " + dir);
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_NE(r.out.find("polluting operation: none"), std::string::npos)
+          << model << " lr " << lr << ": " << r.out;
+    }
+}
+
 TEST(MonitorCliTest, SweepTable) {
   const std::string out = testing::temp_dir("sweep");
   const auto r = run_stabfuzz(

@@ -57,6 +57,8 @@ po::options_description MonitorCommand::options() {
   flag::value<int64_t>(d, "batch", &a_.batch, 0, "B",
                        "batch size (0: full batch, gradient descent)");
   flag::value<double>(d, "momentum", &a_.momentum, 0.0, "M", "SGD momentum");
+  flag::value<double>(d, "weight-decay", &a_.weight_decay, 0.0, "L",
+                      "L2 weight decay: the gradient gains L w (every tensor, as torch.optim.SGD)");
   flag::value(d, "precision", &a_.precision, "f32", "f32|f64",
               "the scalar, Stoch<float, 3> or Stoch<double, 3> (native runs likewise)");
   flag::value<int64_t>(d, "sharpness-every", &a_.sharpness_every, 50, "M",

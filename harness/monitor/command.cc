@@ -35,6 +35,7 @@ TrainConfig config_from(const MonitorArgs& o, const Dataset& train) {
   c.f64 = o.precision == "f64";
   c.lr = o.lr;
   c.momentum = o.momentum;
+  c.weight_decay = o.weight_decay;
   c.steps = o.steps;
   c.batch = o.batch;
   c.seed = o.seed;
@@ -90,6 +91,9 @@ int train_command(const MonitorArgs& o) {
   std::printf(
       "\nsharpness: lambda0 %.4g (lr*lambda0 %.3g), max |lambda| %.4g (lr*lambda %.3g; limit 2)\n",
       r.lambda0, c.lr * r.lambda0, r.lambda_max, c.lr * r.lambda_max);
+  if (c.weight_decay > 0)  // L2 decay adds wd to every Hessian eigenvalue of the trained objective
+    std::printf("with weight decay %g: lr*(max |lambda| + wd) %.3g (limit 2)\n", c.weight_decay,
+                c.lr * (r.lambda_max + c.weight_decay));
   if (r.polluting) {
     const Pollution& p = *r.polluting;
     std::printf(

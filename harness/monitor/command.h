@@ -13,7 +13,7 @@ struct MonitorArgs {
   std::string data;       // digits | fashion-mnist
   std::string loss;       // ce | mse | ce-naive
   std::string precision;  // f32 | f64
-  double lr = 0, momentum = 0, delta = 0;
+  double lr = 0, momentum = 0, weight_decay = 0, delta = 0;
   int64_t steps = 0, batch = 0, sharpness_every = 0, max_train = 0;
   uint64_t seed = 1;
   int cancel_digits = 0;

@@ -118,22 +118,25 @@ double sharpness_at(const TrainConfig& cfg, const Params<T>& p, const Dataset& s
                    cfg.seed ^ static_cast<uint64_t>(step) * kSharpStream);
 }
 
-// SGD with the k-trick: v = mu v + g; w = w - (lr k) (v / k), each tensor's update traced.
+// SGD with the k-trick and weight decay: g += wd w; v = mu v + g; w = w - (lr k) (v / k), each
+// tensor's update traced (the decay is part of the traced direction's errors).
 template <class T>
 struct Sgd {
   using F = typename sample_of<T>::type;
   const ModelSpec& spec;
-  const bool momentum;
-  const F lrk, kk, mu;
+  const bool momentum, decay;
+  const F lrk, kk, mu, wd;
   Params<T> vel;
   std::vector<T> w_old;  // the tensor before its update, for the trace
 
   explicit Sgd(const TrainConfig& cfg)
       : spec(cfg.spec),
         momentum(cfg.momentum > 0),
+        decay(cfg.weight_decay > 0),
         lrk(static_cast<F>(cfg.lr * cfg.k)),
         kk(static_cast<F>(cfg.k)),
         mu(static_cast<F>(cfg.momentum)),
+        wd(static_cast<F>(cfg.weight_decay)),
         vel(Params<T>::zeros(cfg.spec)) {}
 
   void update(Params<T>& p, Params<T>& g, Trace& tr) {
@@ -141,6 +144,8 @@ struct Sgd {
       std::vector<T>& w = p.tensor(i);
       std::vector<T>& gi = g.tensor(i);
       std::vector<T>& v = vel.tensor(i);
+      if (decay)
+        for (size_t j = 0; j < w.size(); ++j) gi[j] = gi[j] + T(wd) * w[j];
       if (momentum) {
         for (size_t j = 0; j < w.size(); ++j) v[j] = T(mu) * v[j] + gi[j];
       }
@@ -307,6 +312,8 @@ void check_config(const TrainConfig& cfg) {
   if (cfg.steps < 1) throw InputError("--steps must be >= 1");
   if (cfg.batch < 0) throw InputError("--batch must be >= 0 (0: full batch)");
   if (!(cfg.momentum >= 0 && cfg.momentum < 1)) throw InputError("--momentum must be in [0, 1)");
+  if (!(cfg.weight_decay >= 0) || !std::isfinite(cfg.weight_decay))
+    throw InputError("--weight-decay must be >= 0");
   if (cfg.sharpness_every < 0) throw InputError("--sharpness-every must be >= 0");
   if (!(cfg.delta > 0)) throw InputError("--delta must be positive");
 }

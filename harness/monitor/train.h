@@ -22,6 +22,8 @@ struct TrainConfig {
   bool f64 = false;  // Stoch<double, 3> (else Stoch<float, 3>; native runs likewise)
   double lr = 0.1;
   double momentum = 0;
+  double weight_decay =
+      0;      // L2: the gradient gains weight_decay * w (every tensor, as torch.optim.SGD)
   int k = 1;  // the k-trick: the update is (lr k) (g / k), equal up to rounding
   int64_t steps = 100;
   int64_t batch = 0;            // 0: full batch (gradient descent)
@@ -66,7 +68,7 @@ struct TrainResult {
   double seconds = 0;
 };
 
-// InputError naming the first invalid setting (lr, k, steps, batch, momentum).
+// InputError naming the first invalid setting (lr, k, steps, batch, momentum, weight decay).
 void check_config(const TrainConfig& cfg);
 
 // Trains under CESTAC (cestac::Run keyed by the seed) and records everything above.

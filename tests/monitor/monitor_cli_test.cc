@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "harness/monitor/weights.h"
 #include "reports/json.h"
 #include "tests/support/run_binary.h"
 
@@ -119,6 +120,26 @@ TEST(MonitorCliTest, StableFullDataRunsNameNoPollutingOperation) {
       EXPECT_NE(r.out.find("polluting operation: none"), std::string::npos)
           << model << " lr " << lr << ": " << r.out;
     }
+}
+
+// --weight-decay L adds L w to the gradient: the same run's weights end smaller.
+TEST(MonitorCliTest, WeightDecayShrinksTheWeights) {
+  double norm[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const std::string dir = testing::temp_dir("wd");
+    const auto r = run_stabfuzz(
+        "monitor train --lr 0.5 --steps 20 --max-train 100 "
+        "--sharpness-every 0 --seed 3 --weight-decay " +
+        std::string(k ? "0.5" : "0") + " --out " + dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const monitor::ModelFile m = monitor::read_model_file(dir + "/model.txt");
+    for (double w : m.params.w1) norm[k] += std::fabs(w);
+    for (double w : m.params.w2) norm[k] += std::fabs(w);
+  }
+  EXPECT_LT(norm[1], 0.95 * norm[0]);
+  const auto bad = run_stabfuzz("monitor train --weight-decay -1 --steps 1 --max-train 10");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--weight-decay"), std::string::npos) << bad.err;
 }
 
 TEST(MonitorCliTest, SweepTable) {

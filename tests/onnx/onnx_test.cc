@@ -179,6 +179,13 @@ TEST(OnnxInfer, NaiveVarianceNamesTheSubtraction) {
   const auto s = infer(two_pass_variance(), shifted(3000));
   EXPECT_TRUE(s.polluting.empty()) << onnx::infer_text(s);
   EXPECT_GT(s.outputs[0].true_min, 5) << onnx::infer_text(s);
+  // ONNX's LayerNormalization on the same values (one row of 64): nothing named.
+  HostTensor row = shifted(3000);
+  row.shape = {1, 64};
+  const auto ln = infer(graph({node("layer_norm", "LayerNormalization", {"x", "scale"}, "y")}, "y",
+                              {{"scale", f32({64}, std::vector<double>(64, 1.0))}}),
+                        row);
+  EXPECT_TRUE(ln.polluting.empty()) << onnx::infer_text(ln);
 }
 
 TEST(OnnxInfer, NaiveSoftmaxOverflowsInItsExp) {

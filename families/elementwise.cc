@@ -12,6 +12,7 @@
 
 #include "families/all_families.h"
 #include "families/regimes.h"
+#include "injectors/faultable.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/elementwise.h"
 
@@ -177,6 +178,7 @@ struct Spec {
   std::string stable_description;
   std::function<std::vector<double>(const Input&)> native;
   std::function<CestacOutput(const Input&, const CestacRequest&)> cestac;
+  std::shared_ptr<const FaultableImpl> faultable;
 };
 
 Spec spec(Unary fn, std::string summary) {
@@ -191,6 +193,7 @@ void set_stable(Spec& s, std::string description) {
   s.stable_description = std::move(description);
   s.native = op_native<ElementwiseOp<Fn>>();
   s.cestac = op_cestac<ElementwiseOp<Fn>>();
+  s.faultable = fault::faultable<ElementwiseOp<Fn>>();
 }
 
 // f16 and bf16 are storage formats with per-op rounding (stabfuzz/lowp.h); the oracle evaluates
@@ -219,6 +222,7 @@ Family make_family(Spec s) {
   stable.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   stable.native = std::move(s.native);
   stable.cestac = std::move(s.cestac);
+  stable.faultable = std::move(s.faultable);
   f.targets.push_back(std::move(stable));
   return f;
 }

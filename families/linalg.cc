@@ -309,23 +309,20 @@ std::vector<Regime> attention_regimes() {
 
 std::vector<Family> linalg_families() {
   std::vector<Family> out;
-  out.push_back(reference_family("dot", "y = sum_i a_i b_i; inputs a [n], b [n]; one output",
-                                 dot_regimes(), oracle::validate_dot, oracle::dot, dot_tolerance,
-                                 "rounded products, pairwise sum", op_native<DotStable>(),
-                                 op_cestac<DotStable>()));
-  out.push_back(reference_family("gemm",
-                                 "C = A B; inputs A [m,k], B [k,n] row-major; output C [m,n]",
-                                 gemm_regimes(), oracle::validate_gemm, oracle::gemm, dot_tolerance,
-                                 "every output a pairwise dot product over k",
-                                 op_native<GemmStable>(), op_cestac<GemmStable>()));
-  out.push_back(reference_family(
+  out.push_back(reference_family<DotStable>(
+      "dot", "y = sum_i a_i b_i; inputs a [n], b [n]; one output", dot_regimes(),
+      oracle::validate_dot, oracle::dot, dot_tolerance, "rounded products, pairwise sum"));
+  out.push_back(reference_family<GemmStable>(
+      "gemm", "C = A B; inputs A [m,k], B [k,n] row-major; output C [m,n]", gemm_regimes(),
+      oracle::validate_gemm, oracle::gemm, dot_tolerance,
+      "every output a pairwise dot product over k"));
+  out.push_back(reference_family<AttentionStable, OpmathAdapter>(
       "attention",
       "O = softmax(scale Q K^T [causal: mask j > i]) V, one head; inputs Q [s,d], K [t,d], V "
       "[t,dv]; params scale (default 1/sqrt(d)), causal (0 or 1, needs s = t); output O [s,dv]",
       attention_regimes(), oracle::validate_attention, oracle::attention, attention_tolerance,
       "pairwise-dot scores, max-shifted exp, pairwise weighted sum, one division; f16/bf16 "
-      "computed in f32, output rounded once",
-      opmath_native<AttentionStable>(), opmath_cestac<AttentionStable>()));
+      "computed in f32, output rounded once"));
   return out;
 }
 

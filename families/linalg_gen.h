@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "families/regimes.h"
+#include "injectors/faultable.h"
 #include "stabfuzz/lowp.h"
+#include "stabfuzz/op.h"
 
 namespace stabfuzz::families::linalg_gen {
 
@@ -135,18 +137,20 @@ inline constexpr const char* kLowpSemantics =
     "; f16/bf16: per-op rounding (each op in double, rounded to the format), parameters rounded "
     "to the dtype";
 
-// A family whose one target is its stable CPU reference in f64, f32, f16 and bf16.
-inline Family reference_family(std::string name, std::string summary, std::vector<Regime> regimes,
-                               decltype(Family::validate) validate, decltype(Family::oracle) oracle,
-                               decltype(Family::tolerance_ulps) tol, std::string desc,
-                               decltype(Target::native) native, decltype(Target::cestac) cestac) {
+// A family whose one target is its stable CPU reference Op in f64, f32, f16 and bf16, its entry
+// points made by Adapter (stabfuzz/op.h PlainAdapter, targets/cpu/linalg.h OpmathAdapter).
+template <class Op, class Adapter = PlainAdapter>
+Family reference_family(std::string name, std::string summary, std::vector<Regime> regimes,
+                        decltype(Family::validate) validate, decltype(Family::oracle) oracle,
+                        decltype(Family::tolerance_ulps) tol, std::string desc) {
   Target t;  // assigned member by member: GCC warns about designated initializers that stop early
   t.id = name + "/cpu/stable";
   t.kind = TargetKind::reference;
   t.description = desc + kLowpSemantics;
   t.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
-  t.native = std::move(native);
-  t.cestac = std::move(cestac);
+  t.native = Adapter::template native<Op>();
+  t.cestac = Adapter::template cestac<Op>();
+  t.faultable = fault::faultable<Op, Adapter>();
   return Family{.name = std::move(name),
                 .summary = std::move(summary),
                 .regimes = std::move(regimes),

@@ -131,15 +131,14 @@ std::vector<Regime> adam_regimes() {
 
 std::vector<Family> optimizer_families() {
   std::vector<Family> out;
-  out.push_back(reference_family(
+  out.push_back(reference_family<AdamStable, OpmathAdapter>(
       "adam",
       "one Adam step: p' = p - lr m^ / (sqrt(v^) + eps), m^ = (b1 m + (1 - b1) g) / (1 - b1^t), "
       "v^ = (b2 v + (1 - b2) g^2) / (1 - b2^t); inputs p, g, m, v [n] (v >= 0); params lr (1e-3), "
       "beta1 (0.9), beta2 (0.999), eps (1e-8), step t (1); output p' [n]",
       adam_regimes(), oracle::validate_adam, oracle::adam, adam_tolerance,
       "PyTorch's formula; bias corrections as -expm1(t log1p(-(1 - beta))); f16/bf16 computed in "
-      "f32 (PyTorch's opmath), output rounded once",
-      opmath_native<AdamStable>(), opmath_cestac<AdamStable>()));
+      "f32 (PyTorch's opmath), output rounded once"));
   return out;
 }
 

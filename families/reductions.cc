@@ -9,6 +9,7 @@
 #include "families/all_families.h"
 #include "families/overflow_band.h"
 #include "families/regimes.h"
+#include "injectors/faultable.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reductions.h"
@@ -483,6 +484,7 @@ Family make_family(Spec s) {
   t.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   t.native = op_native<Op>();
   t.cestac = op_cestac<Op>();
+  t.faultable = fault::faultable<Op>();
   f.targets.push_back(std::move(t));
   return f;
 }

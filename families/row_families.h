@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "families/regimes.h"
+#include "injectors/faultable.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/op.h"
 
@@ -180,6 +181,7 @@ Family family(Contract c, std::string summary, std::vector<Regime> regimes,
   t.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   t.native = op_native<Op>();
   t.cestac = op_cestac<Op>();
+  t.faultable = fault::faultable<Op>();
   f.targets.push_back(std::move(t));
   return f;
 }

@@ -138,21 +138,19 @@ std::vector<Regime> pairwise_regimes() {
 
 std::vector<Family> similarity_families() {
   std::vector<Family> out;
-  out.push_back(reference_family(
+  out.push_back(reference_family<CosineSimilarityStable>(
       "cosine_similarity",
       "y = a.b / max(|a|_2 |b|_2, eps); inputs a [n], b [n]; param eps (default 1e-8; 0 or in "
       "[1e-30, 1]); one output",
       cosine_regimes(), oracle::validate_cosine_similarity, oracle::cosine_similarity,
       cosine_tolerance,
-      "rows scaled by their max |.|, pairwise dot and norms, overflow-free eps test",
-      op_native<CosineSimilarityStable>(), op_cestac<CosineSimilarityStable>()));
-  out.push_back(reference_family(
+      "rows scaled by their max |.|, pairwise dot and norms, overflow-free eps test"));
+  out.push_back(reference_family<PairwiseDistanceStable>(
       "pairwise_distance",
       "y = |a - b + eps|_2 (PyTorch's pairwise_distance, p = 2); inputs a [n], b [n]; param eps "
       "(default 1e-6); one output",
       pairwise_regimes(), oracle::validate_pairwise_distance, oracle::pairwise_distance,
-      pairwise_tolerance, "(a - b) + eps, norm scaled by max |d_i|, pairwise sum of squares",
-      op_native<PairwiseDistanceStable>(), op_cestac<PairwiseDistanceStable>()));
+      pairwise_tolerance, "(a - b) + eps, norm scaled by max |d_i|, pairwise sum of squares"));
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "families/all_families.h"
 #include "families/regimes.h"
+#include "injectors/faultable.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/softmax.h"
 
@@ -128,6 +129,7 @@ Family softmax_family() {
   stable.dtypes = {DType::f64, DType::f32, DType::f16, DType::bf16};
   stable.native = row_native<SoftmaxStable>();
   stable.cestac = row_cestac<SoftmaxStable>();
+  stable.faultable = fault::faultable<RowAsOp<SoftmaxStable>>();
   f.targets.push_back(std::move(stable));
   return f;
 }

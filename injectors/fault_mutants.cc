@@ -1,12 +1,14 @@
 // Fault mutants: which arithmetic fault is planted in which family's stable target, and what it
-// plants. The faults themselves live in injectors/faults.h (scalar faults), targets/cpu/reduce.h
-// (sequential sums) and here (eps removed).
+// plants. The faults themselves live in injectors/faults.h (scalar faults), injectors/faultable.h
+// (sequential sums) and here (eps removed); each reaches the stable operator as a type
+// (Target::faultable), never through state the operator reads.
 #include "injectors/fault_mutants.h"
 
 #include <cstring>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "injectors/fault_plan.h"
 #include "stabfuzz/cestac.h"
@@ -144,16 +146,22 @@ uint64_t input_hash(const Input& in) {
 using Native = std::function<std::vector<double>(const Input&)>;
 using Cestac = std::function<CestacOutput(const Input&, const CestacRequest&)>;
 
-Native faulty_native(Kind kind, const std::string& id, Native base) {
-  return [kind, id, base](const Input& in) {
-    if (kind == Kind::eps_removed) {
+// What the fault runs on: the stable target's faulty-scalar instantiation (scalar faults), its
+// sequential-sum instantiation, or the stable target itself (eps removed: on a copy of the input).
+Native faulty_native(Kind kind, const std::string& id, const Target& stable) {
+  if (kind == Kind::eps_removed)
+    return [id, base = stable.native](const Input& in) {
       Input no_eps = in;
       no_eps.set_param("eps", 0.0);
-      fault::Scope scope(kind);
+      fault::Scope scope(Kind::eps_removed);
       std::vector<double> out = base(no_eps);
       fault::set_last_report(id, scope.state());
       return out;
-    }
+    };
+  if (!stable.faultable) throw std::logic_error(stable.id + " declares no fault instantiations");
+  Native base = kind == Kind::sequential_sum ? stable.faultable->sequential_sums_native
+                                             : stable.faultable->faulty_scalar;
+  return [kind, id, base](const Input& in) {
     int64_t at = -1;
     if (fault::single_site(kind)) {  // count the eligible operations, then strike one of them
       fault::Scope count(kind, -1);
@@ -170,17 +178,16 @@ Native faulty_native(Kind kind, const std::string& id, Native base) {
 
 // CESTAC simulates the faults that change the computation's structure (a sequential sum, eps = 0);
 // it cannot see a deterministic rounding fault it does not model, so scalar faults get none.
-Cestac faulty_cestac(Kind kind, Cestac base) {
-  if (!base || fault::scalar_fault(kind)) return {};
-  return [kind, base](const Input& in, const CestacRequest& req) {
-    if (kind == Kind::eps_removed) {
+Cestac faulty_cestac(Kind kind, const Target& stable) {
+  if (!stable.cestac || fault::scalar_fault(kind)) return {};
+  if (kind == Kind::eps_removed)
+    return [base = stable.cestac](const Input& in, const CestacRequest& req) {
       Input no_eps = in;
       no_eps.set_param("eps", 0.0);
       return base(no_eps, req);
-    }
-    fault::Scope scope(kind);
-    return base(in, req);
-  };
+    };
+  if (!stable.faultable) throw std::logic_error(stable.id + " declares no fault instantiations");
+  return stable.faultable->sequential_sums_cestac;
 }
 
 const Target* reference_of(const Family& family) {
@@ -201,8 +208,8 @@ std::optional<Target> fault_target(const Family& family, const Target& stable, K
   t.description =
       std::string(fault::kind_name(k)) + " fault planted in " + stable.id +
       (fault::scalar_fault(k) ? " (oracle only: CESTAC does not model this rounding fault)" : "");
-  t.native = faulty_native(k, t.id, stable.native);
-  t.cestac = faulty_cestac(k, stable.cestac);
+  t.native = faulty_native(k, t.id, stable);
+  t.cestac = faulty_cestac(k, stable);
   // Measured (tests/injectors/mutants_test.cc, seeds 1-3): CESTAC flags eps = 0 in the
   // normalizations, whose variance or mean square of a constant row is a computational zero, but
   // not where the rows that break have an exactly zero norm (cosine_similarity: 0 / 0 in every

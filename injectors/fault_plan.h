@@ -1,9 +1,10 @@
 // Fault plan: which arithmetic fault is active on this thread, and where it struck.
 //
-// A fault mutant runs its family's stable target with a plan active; the scalar wrapper Faulty<T>
-// (injectors/faults.h) and targets::pairwise_sum consult the plan, so no target source is edited.
-// The plan is thread-local, so runs on other threads (and everything outside the plan's scope)
-// compute exactly what they would without it.
+// A fault mutant runs its family's stable operator instantiated on the injectors' types
+// (injectors/faultable.h: the scalar Faulty<T>, the summation policy SequentialSums) with a plan in
+// scope; those types, and nothing in the operator, read the plan. It is thread-local, so runs on
+// other threads (and everything outside the plan's scope) compute exactly what they would without
+// it.
 #pragma once
 
 #include <cstdint>
@@ -50,13 +51,6 @@ struct State {
 };
 
 inline thread_local State* current = nullptr;
-
-// True when a plan that needs the Faulty scalar is active on this thread (op_native's hook).
-inline bool scalar_plan_active() { return current != nullptr && scalar_fault(current->kind); }
-// True when pairwise_sum must run sequentially on this thread.
-inline bool sequential_sums() {
-  return current != nullptr && current->kind == Kind::sequential_sum;
-}
 
 // Records one strike at `address` (the first one is kept as the fault's site).
 [[gnu::noinline]] void record_strike(State& s, uintptr_t address);

@@ -3,8 +3,9 @@
 //
 // Every operation is an always-inline hidden friend (found by ADL, like Stoch's) that calls one
 // noinline function per operation class; that function's return address lies inside the operator
-// code, so a strike is located to the operator's file:line with CESTAC's symbolizer. op_native()
-// (stabfuzz/op.h) runs an operator with Faulty<T> in place of T while a plan is active.
+// code, so a strike is located to the operator's file:line with CESTAC's symbolizer. A family's
+// declaration instantiates its stable operator on Faulty<T> (injectors/faultable.h); the fault
+// mutants run that instantiation with a plan in scope.
 #pragma once
 
 #include <cmath>

@@ -26,7 +26,7 @@ Target mutant(MutantRow r) {
   t.kind = TargetKind::injected;
   t.description = std::move(r.description);
   t.dtypes = std::move(r.dtypes);
-  t.native = op_native<Op, /*kFaultable=*/false>();  // faults are planted in stable targets only
+  t.native = op_native<Op>();
   t.cestac = op_cestac<Op>();
   t.injection = Injection{std::move(r.plants), std::move(r.fails_where), std::move(r.fix),
                           std::move(r.expected)};

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/campaign/plan.h"
-#include "harness/pipeline/verdict.h"
+#include "harness/pipeline/finding_kind.h"
 
 namespace stabfuzz::campaign {
 

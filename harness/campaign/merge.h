@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/pipeline/verdict.h"
+#include "harness/pipeline/finding_kind.h"
 #include "reports/json.h"
 
 namespace stabfuzz::campaign {

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <set>
 
-#include "harness/core/console.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::cli {

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "harness/pipeline/verdict.h"
+#include "harness/pipeline/finding_kind.h"
 #include "stabfuzz/cestac.h"
 #include "stabfuzz/errors.h"
 

@@ -117,8 +117,8 @@ int FuzzCommand::run(const Invocation& inv) {
     throw InputError("fuzz takes no arguments besides flags; libFuzzer flags go after `--`");
   fuzz::FuzzOptions f = config(inv);
   f.libfuzzer_args = lf;
-  fuzz::command(f, std::vector<std::string>(inv.words.begin(), dash), inv.given("seed"),
-                print_table);
+  return fuzz::command(f, std::vector<std::string>(inv.words.begin(), dash), inv.given("seed"),
+                       print_table);
 }
 
 class FuzzCompareCommand final : public Command {
@@ -172,7 +172,7 @@ std::optional<int> libfuzzer_child(int argc, char** argv) {
   if (!words) return std::nullopt;
   FuzzCommand c;
   const Invocation inv = parse(c, *words, 1);
-  fuzz::run_child(c.config(inv), argc, argv, print_table);
+  return fuzz::run_child(c.config(inv), argc, argv, print_table);
 }
 
 }  // namespace stabfuzz::cli

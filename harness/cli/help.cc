@@ -1,6 +1,8 @@
 // Help texts and docs/cli.md, from the commands' own descriptions (harness/cli/command.h).
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <string_view>
 
 #include "harness/cli/command.h"
 
@@ -94,11 +96,18 @@ std::string command_help(Command& c) {
   return os.str();
 }
 
+// The column where the commands' summaries start: two spaces after the longest name.
+int summary_column() {
+  size_t w = 0;
+  for (const auto& c : all_commands()) w = std::max(w, std::string_view(c->name()).size());
+  return static_cast<int>(w + 2);
+}
+
 std::string command_list() {
   std::ostringstream os;
   os << "stabfuzz: finds numerical instability in operator libraries\n\nCommands:\n";
   for (const auto& c : all_commands())
-    os << "  " << std::left << std::setw(16) << c->name() << c->summary() << "\n";
+    os << "  " << std::left << std::setw(summary_column()) << c->name() << c->summary() << "\n";
   os << "\n`stabfuzz help COMMAND` or `stabfuzz COMMAND --help` shows a command's flags and their\n"
         "defaults; run is the default: `stabfuzz --target FAMILY ...`.\n";
   return os.str();
@@ -114,7 +123,7 @@ std::string general_help() {
      << with_help(*run) << "\nCommands:\n";
   for (const auto& c : all_commands())
     if (std::string(c->name()) != "run")
-      os << "  " << std::left << std::setw(16) << c->name() << c->summary() << "\n";
+      os << "  " << std::left << std::setw(summary_column()) << c->name() << c->summary() << "\n";
   os << "\n" << kExit;
   return os.str();
 }

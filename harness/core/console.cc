@@ -7,23 +7,6 @@
 
 namespace stabfuzz {
 
-std::string quoted_excerpt(std::string_view text, size_t max) {
-  std::string out;
-  size_t shown = 0;
-  for (const char c : text) {
-    if (shown == max) return out + "...";
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) {
-      out += c;
-    } else {
-      constexpr char kHex[] = "0123456789abcdef";
-      out += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
-    }
-    ++shown;
-  }
-  return out;
-}
-
 size_t columns(const std::string& s) {
   return static_cast<size_t>(std::count_if(
       s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));

@@ -14,10 +14,6 @@ constexpr size_t kConsoleColumns = 100;
 // Columns `s` takes on a terminal: its UTF-8 characters.
 size_t columns(const std::string& s);
 
-// Text from a user's file, safe to quote in an error line: bytes outside printable ASCII as \xNN,
-// cut after `max` characters with "...".
-std::string quoted_excerpt(std::string_view text, size_t max = 60);
-
 // `head` then `text` word by word, lines broken before `width` columns; continuation lines start
 // with `indent` spaces. Ends with a newline.
 void wrap(std::ostream& os, const std::string& head, const std::string& text, size_t indent,

@@ -73,8 +73,6 @@ std::string now_formatted(const char* format, bool utc) {
 
 std::string local_timestamp() { return now_formatted("%Y%m%d-%H%M%S", false); }
 
-std::string utc_date() { return now_formatted("%Y-%m-%d", true); }
-
 std::string format_duration(double seconds) {
   char buf[64];
   if (!(seconds >= 0)) seconds = 0;

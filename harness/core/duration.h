@@ -14,7 +14,4 @@ std::string format_duration(double seconds);
 // The local time as 20261201-043000, for default output directories.
 std::string local_timestamp();
 
-// Today in UTC, 2026-12-05: the date a generated results file names.
-std::string utc_date();
-
 }  // namespace stabfuzz

@@ -4,6 +4,7 @@
 #include <mpfr.h>
 #include <sys/utsname.h>
 
+#include <ctime>
 #include <fstream>
 #include <thread>
 
@@ -73,6 +74,15 @@ std::string machine_description() {
            (flags.find(std::string(" ") + f + " ") != std::string::npos ? " yes" : " no");
   }
   return s;
+}
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
 }
 
 }  // namespace stabfuzz

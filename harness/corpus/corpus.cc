@@ -12,7 +12,6 @@
 #include <sstream>
 #include <vector>
 
-#include "harness/core/console.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::corpus {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/pipeline/verdict.h"
+#include "harness/pipeline/finding_kind.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::corpus {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "harness/corpus/corpus.h"
-#include "harness/pipeline/verdict.h"
 
 namespace stabfuzz::corpus {
 

@@ -1,21 +1,26 @@
-// The libFuzzer driver: callback, findings, crash files, progress, summary, exit.
+// The libFuzzer driver: callback, findings, crash files, progress, summary; libFuzzer's process.
 #include "harness/fuzz/engine.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "harness/corpus/corpus.h"
 #include "harness/corpus/replay.h"
 #include "harness/fuzz/executor.h"
-#include "harness/pipeline/evaluate.h"
+#include "harness/pipeline/record.h"
 #include "reports/findings.h"
 #include "reports/report.h"
 #include "stabfuzz/errors.h"
@@ -81,17 +86,9 @@ void record_finding(const Target& t, const Execution& ex, const Verdict& v, cons
                     size_t size) {
   const Family& fam = g->exec->family();
   const Input& in = ex.decoded.input;
-  const CestacRequest req = g->exec->request(t, in.dtype);
   // With --time, one shrink may take a tenth of it (at least 0.5 s), so short runs stay short.
-  auto [small, steps] =
-      pipeline::shrink_failing(fam, t, in, req, g->opts.shrink_evals,
-                               g->opts.time_s > 0 ? std::max(0.5, g->opts.time_s / 10) : 0);
-  Verdict sv = pipeline::evaluate(fam, t, small, req);
-  if (!sv.finding()) {  // cannot happen with a deterministic target; keep the original then
-    small = in;
-    steps = 0;
-    sv = v;
-  }
+  auto [small, steps, sv] = g->exec->shrink(
+      t, in, v, g->opts.shrink_evals, g->opts.time_s > 0 ? std::max(0.5, g->opts.time_s / 10) : 0);
   corpus::Entry e;
   e.family = fam.name;
   e.impl = t.id;
@@ -320,7 +317,40 @@ std::vector<std::string> libfuzzer_args(const FuzzOptions& opts, bool passive) {
   return args;
 }
 
-void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) {
+#ifdef STABFUZZ_HAVE_LIBFUZZER
+pid_t g_fuzzer_pid = 0;
+
+// The parent passes a signal meant for the run (timeout's SIGTERM, a kill -INT of this process)
+// on to libFuzzer's process, which ends the run as its own limits do.
+void forward_signal(int sig) {
+  if (g_fuzzer_pid > 0) ::kill(g_fuzzer_pid, sig);
+}
+
+// libFuzzer ends its process itself (exit() at its limits, _Exit on our own): it gets a process of
+// its own, and this one waits and returns the run's exit code (128 + N for a signal N).
+int wait_for_fuzzer(pid_t pid) {
+  g_fuzzer_pid = pid;
+  struct sigaction sa = {}, old_int = {}, old_term = {}, old_hup = {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  g_fuzzer_pid = 0;
+  if (r < 0)
+    throw std::runtime_error("fuzz: lost libFuzzer's process: " + std::string(strerror(errno)));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+#endif
+
+int run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) {
 #ifndef STABFUZZ_HAVE_LIBFUZZER
   (void)registry, (void)opts, (void)table;
   throw InputError("this build has no libFuzzer: configure with clang (STABFUZZ_LIBFUZZER)");
@@ -348,6 +378,19 @@ void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) 
   char** pargv = argv.data();
   for (const Target* t : state.exec->targets())  // library modules load before the clock starts
     if (t->prepare) t->prepare();
+  // A libFuzzer worker (opts.child: libFuzzer's -fork/-merge re-ran this binary) already is a
+  // process libFuzzer started and ends; any other run hands libFuzzer a process of its own.
+  if (!opts.child) {
+    std::cout << std::flush;
+    std::cerr << std::flush;
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fuzz: cannot fork: " + std::string(strerror(errno)));
+    if (pid > 0) {
+      state.writer.reset();  // the findings file belongs to the fuzzing process now
+      return wait_for_fuzzer(pid);
+    }
+  }
   state.start = Clock::now();
   state.next_progress = state.start + std::chrono::seconds(opts.progress_tty ? 1 : 5);
   if (!passive)  // libFuzzer's own limits (-runs, -max_total_time) end with exit(0)

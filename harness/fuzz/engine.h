@@ -45,9 +45,11 @@ struct FuzzOptions {
 
 using TablePrinter = void (*)(const campaign::RunResult&, std::ostream&);
 
-// Runs libFuzzer; does not return (libFuzzer and the finding path exit the process). Throws
-// InputError before starting for a bad option, or when this build has no libFuzzer.
-[[noreturn]] void run(const Registry& registry, const FuzzOptions& opts, TablePrinter table);
+// Runs libFuzzer in a process of its own (libFuzzer ends its process itself) and returns the run's
+// exit code once it ends. A libFuzzer worker (opts.child) is that process already: there the call
+// does not return. Throws InputError before starting for a bad option, or when this build has no
+// libFuzzer.
+int run(const Registry& registry, const FuzzOptions& opts, TablePrinter table);
 
 // Whether libFuzzer arguments ask for a mode that only re-runs files (-merge, -fork, -jobs...):
 // then findings are not recorded and the run does not stop at one.

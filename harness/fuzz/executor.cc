@@ -71,6 +71,15 @@ CestacRequest Executor::request(const Target& t, DType d) const {
   return r;
 }
 
+Executor::Shrunk Executor::shrink(const Target& t, const Input& in, const Verdict& v, int64_t evals,
+                                  double max_seconds) const {
+  const CestacRequest req = request(t, in.dtype);
+  auto [small, steps] = pipeline::shrink_failing(*family_, t, in, req, evals, max_seconds);
+  Verdict sv = pipeline::evaluate(*family_, t, small, req);
+  if (!sv.finding()) return {in, 0, v};
+  return {std::move(small), steps, std::move(sv)};
+}
+
 Execution Executor::run(const uint8_t* data, size_t size) const {
   Execution ex;
   begin_execution();

@@ -41,6 +41,17 @@ class Executor {
   // with this seed, so a written crash file replays bit for bit.
   CestacRequest request(const Target& t, DType d) const;
 
+  // A failing input of target t (verdict v) shrunk within `evals` evaluations and `max_seconds`
+  // (> 0), with its verdict; the input itself and v where the shrunk one no longer fails (which a
+  // deterministic target never does).
+  struct Shrunk {
+    Input input;
+    int64_t steps = 0;
+    Verdict verdict;
+  };
+  Shrunk shrink(const Target& t, const Input& in, const Verdict& v, int64_t evals,
+                double max_seconds) const;
+
   const Family& family() const { return *family_; }
   const std::vector<const Target*>& targets() const { return targets_; }
   const std::vector<DType>& dtypes() const { return dtypes_; }

@@ -17,8 +17,8 @@ constexpr const char* kEnv = "STABFUZZ_FUZZ_ARGS";  // the parent's stabfuzz fla
 
 }  // namespace
 
-void command(const FuzzOptions& f, const std::vector<std::string>& stabfuzz_words, bool seed_given,
-             TablePrinter table) {
+int command(const FuzzOptions& f, const std::vector<std::string>& stabfuzz_words, bool seed_given,
+            TablePrinter table) {
   const auto& lf = f.libfuzzer_args;
   if (f.time_s <= 0 && f.runs <= 0 && !passive_mode(lf)) {
     bool limit = false;
@@ -32,7 +32,7 @@ void command(const FuzzOptions& f, const std::vector<std::string>& stabfuzz_word
   for (const auto& w : stabfuzz_words) env += w + "\n";
   if (!seed_given) env += "--seed\n" + std::to_string(f.seed) + "\n";
   ::setenv(kEnv, env.c_str(), 1);
-  run(default_registry(), f, table);
+  return run(default_registry(), f, table);
 }
 
 std::optional<std::vector<std::string>> libfuzzer_child_words(int argc, char** argv) {
@@ -53,10 +53,10 @@ std::optional<std::vector<std::string>> libfuzzer_child_words(int argc, char** a
   return words;
 }
 
-void run_child(FuzzOptions f, int argc, char** argv, TablePrinter table) {
+int run_child(FuzzOptions f, int argc, char** argv, TablePrinter table) {
   f.child = true;
   f.libfuzzer_args.assign(argv + 1, argv + argc);
-  run(default_registry(), f, table);
+  return run(default_registry(), f, table);
 }
 
 int compare_command(CompareOptions c, const std::string& out, const std::string& json) {

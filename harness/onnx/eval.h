@@ -14,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,35 +63,17 @@ class Interpreter {
     return t;
   }
 
-  static void run_node(const Node& n, Values& vals) {
+  // One-input elementwise operators (activations, elementary functions); nullopt when `n` is none
+  // of them.
+  static std::optional<Tensor<T>> run_unary(const Node& n, Values& vals) {
     using std::erf;
     using std::exp;
     using std::log;
     using std::sqrt;
     using std::tanh;
-    auto out = [&](Tensor<T> t) {
-      if (n.out.empty()) fail(n, "has no output");
-      for (size_t k = 1; k < n.out.size(); ++k)
-        if (!n.out[k].empty()) fail(n, "only the first output is supported");
-      vals[n.out[0]] = std::move(t);
-    };
     const std::string& op = n.op;
-    auto bin = [&](auto f) { out(binary(n, in(n, vals, 0), in(n, vals, 1), f)); };
-    auto un = [&](auto f) { out(unary(in(n, vals, 0), f)); };
+    auto un = [&](auto f) { return unary(in(n, vals, 0), f); };
     const T zero = T(0.0), one = T(1.0);
-    if (op == "Add") return bin([](const T& a, const T& b) { return a + b; });
-    if (op == "Sub") return bin([](const T& a, const T& b) { return a - b; });
-    if (op == "Mul") return bin([](const T& a, const T& b) { return a * b; });
-    if (op == "Div") {
-      const bool ints = is_integer(in(n, vals, 0).elem) && is_integer(in(n, vals, 1).elem);
-      if (ints)  // integer division truncates; the values are exact integers
-        return bin([](const T& a, const T& b) { return T(std::trunc(value_of(a) / value_of(b))); });
-      return bin([](const T& a, const T& b) { return a / b; });
-    }
-    if (op == "Pow") {
-      using std::pow;
-      return bin([](const T& a, const T& b) { return pow(a, b); });
-    }
     if (op == "Neg") return un([](const T& x) { return -x; });
     if (op == "Relu") return un([&](const T& x) { return x < zero ? zero : x; });
     if (op == "Tanh") return un([](const T& x) { return tanh(x); });
@@ -113,7 +96,7 @@ class Interpreter {
     if (op == "Log") return un([](const T& x) { return log(x); });
     if (op == "Sqrt") return un([](const T& x) { return sqrt(x); });
     if (op == "Erf") return un([](const T& x) { return erf(x); });
-    if (op == "Identity") return out(in(n, vals, 0));
+    if (op == "Identity") return (in(n, vals, 0));
     if (op == "Abs") return un([&](const T& x) { return x < zero ? -x : x; });
     if (op == "Reciprocal") return un([&](const T& x) { return one / x; });
     if (op == "Floor" || op == "Ceil") {
@@ -140,6 +123,27 @@ class Interpreter {
         return y < zero ? zero : one < y ? one : y;
       });
     }
+    return std::nullopt;
+  }
+
+  // Broadcasting arithmetic, n-ary and comparison operators; nullopt when `n` is none of them.
+  static std::optional<Tensor<T>> run_broadcasting(const Node& n, Values& vals) {
+    using std::pow;
+    const std::string& op = n.op;
+    auto bin = [&](auto f) { return binary(n, in(n, vals, 0), in(n, vals, 1), f); };
+    if (op == "Add") return bin([](const T& a, const T& b) { return a + b; });
+    if (op == "Sub") return bin([](const T& a, const T& b) { return a - b; });
+    if (op == "Mul") return bin([](const T& a, const T& b) { return a * b; });
+    if (op == "Div") {
+      const bool ints = is_integer(in(n, vals, 0).elem) && is_integer(in(n, vals, 1).elem);
+      if (ints)  // integer division truncates; the values are exact integers
+        return bin([](const T& a, const T& b) { return T(std::trunc(value_of(a) / value_of(b))); });
+      return bin([](const T& a, const T& b) { return a / b; });
+    }
+    if (op == "Pow") {
+      using std::pow;
+      return bin([](const T& a, const T& b) { return pow(a, b); });
+    }
     if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") {
       Tensor<T> r = in(n, vals, 0);
       for (size_t k = 1; k < n.in.size(); ++k)
@@ -152,7 +156,7 @@ class Interpreter {
         const T count_in = T(static_cast<double>(n.in.size()));
         r = unary(r, [&](const T& x) { return x / count_in; });
       }
-      return out(std::move(r));
+      return (std::move(r));
     }
     if (op == "Clip") {
       Tensor<T> r = in(n, vals, 0);
@@ -169,9 +173,9 @@ class Interpreter {
         const T hi = T(n.f("max", 0));
         r = unary(r, [&](const T& x) { return hi < x ? hi : x; });
       }
-      return out(std::move(r));
+      return (std::move(r));
     }
-    if (op == "Where") return out(where(n, in(n, vals, 0), in(n, vals, 1), in(n, vals, 2)));
+    if (op == "Where") return (where(n, in(n, vals, 0), in(n, vals, 1), in(n, vals, 2)));
     if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
         op == "GreaterOrEqual") {
       Tensor<T> r = binary(n, in(n, vals, 0), in(n, vals, 1), [&](const T& a, const T& b) {
@@ -183,8 +187,15 @@ class Interpreter {
         return T(v ? 1.0 : 0.0);
       });
       r.elem = Elem::bool8;
-      return out(std::move(r));
+      return (std::move(r));
     }
+    return std::nullopt;
+  }
+
+  // Operators that change a tensor's shape or layout only; nullopt when `n` is none of them.
+  static std::optional<Tensor<T>> run_shape(const Node& n, Values& vals) {
+    const std::string& op = n.op;
+    const T zero = T(0.0);
     if (op == "Expand") {
       const Tensor<T>& x = in(n, vals, 0);
       Tensor<T> shape_ones;
@@ -194,27 +205,7 @@ class Interpreter {
       shape_ones.v.assign(count(shape_ones.shape), zero);
       Tensor<T> r = binary(n, x, shape_ones, [](const T& a, const T&) { return a; });
       r.elem = x.elem;
-      return out(std::move(r));
-    }
-    if (op == "Slice") return out(slice(n, vals));
-    if (op == "LayerNormalization") {
-      auto outs = layer_norm(n, vals);
-      for (size_t k = 0; k < n.out.size() && k < 3; ++k)
-        if (!n.out[k].empty()) vals[n.out[k]] = std::move(outs[k]);
-      return;
-    }
-    if (op == "BatchNormalization") return out(batch_norm(n, vals));
-    if (op == "Concat") return out(concat(n, vals));
-    if (op == "Gather") return out(gather(n, vals));
-    if (op == "Conv") return out(conv(n, vals));
-    if (op == "MaxPool" || op == "AveragePool") return out(pool(n, vals, op == "MaxPool"));
-    if (op == "GlobalAveragePool") {
-      const Tensor<T>& x = in(n, vals, 0);
-      if (x.shape.size() < 3) fail(n, "needs spatial axes");
-      std::vector<int64_t> axes;
-      for (size_t d = 2; d < x.shape.size(); ++d) axes.push_back(static_cast<int64_t>(d));
-      return out(reduce(
-          n, x, axes, true, [](const T& a, const T& b) { return a + b; }, true));
+      return (std::move(r));
     }
     if (op == "Shape") {
       const Tensor<T>& x = in(n, vals, 0);
@@ -226,57 +217,9 @@ class Interpreter {
       Tensor<T> r{{std::max<int64_t>(0, end - start)}, {}, Elem::int64};
       for (int64_t d = start; d < end; ++d)
         r.v.push_back(T(static_cast<double>(x.shape[static_cast<size_t>(d)])));
-      return out(std::move(r));
+      return (std::move(r));
     }
-    if (op == "Cast") {
-      const auto to = static_cast<Elem>(n.i("to", 0));
-      const bool known = to == Elem::float32 || to == Elem::float64 || to == Elem::bool8 ||
-                         to == Elem::int8 || to == Elem::int16 || to == Elem::int32 ||
-                         to == Elem::int64 || to == Elem::uint8 || to == Elem::uint16 ||
-                         to == Elem::uint32 || to == Elem::uint64;
-      if (!known)
-        fail(n, "casts to element type " + std::to_string(n.i("to", 0)) + " are not supported");
-      Tensor<T> r = in(n, vals, 0);
-      if (is_integer(to) && !is_integer(r.elem))  // float to integer truncates
-        for (T& x : r.v) x = T(std::trunc(value_of(x)));
-      if (to == Elem::bool8)
-        for (T& x : r.v) x = T(value_of(x) != 0 ? 1.0 : 0.0);
-      r.elem = to;
-      return out(std::move(r));
-    }
-    if (op == "Constant") {
-      const auto it = n.attrs.find("value");
-      if (it == n.attrs.end() || !it->second.t) fail(n, "only the 'value' attribute is supported");
-      return out(convert(*it->second.t));
-    }
-    if (op == "MatMul") return out(matmul(n, in(n, vals, 0), in(n, vals, 1)));
-    if (op == "Gemm") {
-      Tensor<T> r =
-          matmul2(n, in(n, vals, 0), in(n, vals, 1), n.i("transA", 0) != 0, n.i("transB", 0) != 0);
-      const double alpha = n.f("alpha", 1), beta = n.f("beta", 1);
-      if (alpha != 1) r = unary(r, [&](const T& x) { return T(alpha) * x; });
-      if (has_in(n, 2)) {
-        const Tensor<T>& c = in(n, vals, 2);
-        r = binary(n, r, c,
-                   [&](const T& x, const T& y) { return beta == 1 ? x + y : x + T(beta) * y; });
-      }
-      return out(std::move(r));
-    }
-    if (op == "Softmax" || op == "LogSoftmax")
-      return out(softmax(n, in(n, vals, 0), op == "LogSoftmax"));
-    if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax") {
-      const bool keep = n.i("keepdims", 1) != 0;
-      const auto axes = reduce_axes(n, vals);
-      if (axes.empty() && n.i("noop_with_empty_axes", 0)) return out(in(n, vals, 0));
-      if (op == "ReduceMax")
-        return out(reduce(
-            n, in(n, vals, 0), axes, keep, [](const T& a, const T& b) { return a < b ? b : a; },
-            false));
-      return out(reduce(
-          n, in(n, vals, 0), axes, keep, [](const T& a, const T& b) { return a + b; },
-          op == "ReduceMean"));
-    }
-    if (op == "Reshape") return out(reshape(n, in(n, vals, 0), ints_of(in(n, vals, 1))));
+    if (op == "Reshape") return (reshape(n, in(n, vals, 0), ints_of(in(n, vals, 1))));
     if (op == "Flatten") {
       const Tensor<T>& a = in(n, vals, 0);
       const auto rank = static_cast<int64_t>(a.shape.size());
@@ -285,9 +228,9 @@ class Interpreter {
       if (ax < 0 || ax > rank) fail(n, "axis out of range");
       int64_t rows = 1;
       for (int64_t d = 0; d < ax; ++d) rows *= a.shape[static_cast<size_t>(d)];
-      return out(reshape(n, a, {rows, rows ? static_cast<int64_t>(a.size()) / rows : 0}));
+      return (reshape(n, a, {rows, rows ? static_cast<int64_t>(a.size()) / rows : 0}));
     }
-    if (op == "Transpose") return out(transpose(n, in(n, vals, 0)));
+    if (op == "Transpose") return (transpose(n, in(n, vals, 0)));
     if (op == "Squeeze" || op == "Unsqueeze") {
       Tensor<T> a = in(n, vals, 0);
       std::vector<int64_t> axes = has_in(n, 1) ? ints_of(in(n, vals, 1)) : n.ints("axes");
@@ -306,8 +249,105 @@ class Interpreter {
         }
         a.shape = s;
       }
-      return out(std::move(a));
+      return (std::move(a));
     }
+    return std::nullopt;
+  }
+
+  // Operators that select, join, convert or create values; nullopt when `n` is none of them.
+  static std::optional<Tensor<T>> run_data(const Node& n, Values& vals) {
+    const std::string& op = n.op;
+    if (op == "Slice") return (slice(n, vals));
+    if (op == "Concat") return (concat(n, vals));
+    if (op == "Gather") return (gather(n, vals));
+    if (op == "Cast") {
+      const auto to = static_cast<Elem>(n.i("to", 0));
+      const bool known = to == Elem::float32 || to == Elem::float64 || to == Elem::bool8 ||
+                         to == Elem::int8 || to == Elem::int16 || to == Elem::int32 ||
+                         to == Elem::int64 || to == Elem::uint8 || to == Elem::uint16 ||
+                         to == Elem::uint32 || to == Elem::uint64;
+      if (!known)
+        fail(n, "casts to element type " + std::to_string(n.i("to", 0)) + " are not supported");
+      Tensor<T> r = in(n, vals, 0);
+      if (is_integer(to) && !is_integer(r.elem))  // float to integer truncates
+        for (T& x : r.v) x = T(std::trunc(value_of(x)));
+      if (to == Elem::bool8)
+        for (T& x : r.v) x = T(value_of(x) != 0 ? 1.0 : 0.0);
+      r.elem = to;
+      return (std::move(r));
+    }
+    if (op == "Constant") {
+      const auto it = n.attrs.find("value");
+      if (it == n.attrs.end() || !it->second.t) fail(n, "only the 'value' attribute is supported");
+      return (convert(*it->second.t));
+    }
+    return std::nullopt;
+  }
+
+  // Products, normalizations, convolution, pooling, softmax and reductions; nullopt when `n` is
+  // none of them.
+  static std::optional<Tensor<T>> run_network(const Node& n, Values& vals) {
+    const std::string& op = n.op;
+    if (op == "BatchNormalization") return (batch_norm(n, vals));
+    if (op == "Conv") return (conv(n, vals));
+    if (op == "MaxPool" || op == "AveragePool") return (pool(n, vals, op == "MaxPool"));
+    if (op == "GlobalAveragePool") {
+      const Tensor<T>& x = in(n, vals, 0);
+      if (x.shape.size() < 3) fail(n, "needs spatial axes");
+      std::vector<int64_t> axes;
+      for (size_t d = 2; d < x.shape.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+      return (reduce(
+          n, x, axes, true, [](const T& a, const T& b) { return a + b; }, true));
+    }
+    if (op == "MatMul") return (matmul(n, in(n, vals, 0), in(n, vals, 1)));
+    if (op == "Gemm") {
+      Tensor<T> r =
+          matmul2(n, in(n, vals, 0), in(n, vals, 1), n.i("transA", 0) != 0, n.i("transB", 0) != 0);
+      const double alpha = n.f("alpha", 1), beta = n.f("beta", 1);
+      if (alpha != 1) r = unary(r, [&](const T& x) { return T(alpha) * x; });
+      if (has_in(n, 2)) {
+        const Tensor<T>& c = in(n, vals, 2);
+        r = binary(n, r, c,
+                   [&](const T& x, const T& y) { return beta == 1 ? x + y : x + T(beta) * y; });
+      }
+      return (std::move(r));
+    }
+    if (op == "Softmax" || op == "LogSoftmax")
+      return (softmax(n, in(n, vals, 0), op == "LogSoftmax"));
+    if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax") {
+      const bool keep = n.i("keepdims", 1) != 0;
+      const auto axes = reduce_axes(n, vals);
+      if (axes.empty() && n.i("noop_with_empty_axes", 0)) return (in(n, vals, 0));
+      if (op == "ReduceMax")
+        return (reduce(
+            n, in(n, vals, 0), axes, keep, [](const T& a, const T& b) { return a < b ? b : a; },
+            false));
+      return (reduce(
+          n, in(n, vals, 0), axes, keep, [](const T& a, const T& b) { return a + b; },
+          op == "ReduceMean"));
+    }
+    return std::nullopt;
+  }
+
+  static void run_node(const Node& n, Values& vals) {
+    auto out = [&](Tensor<T> t) {
+      if (n.out.empty()) fail(n, "has no output");
+      for (size_t k = 1; k < n.out.size(); ++k)
+        if (!n.out[k].empty()) fail(n, "only the first output is supported");
+      vals[n.out[0]] = std::move(t);
+    };
+    const std::string& op = n.op;
+    if (op == "LayerNormalization") {
+      auto outs = layer_norm(n, vals);
+      for (size_t k = 0; k < n.out.size() && k < 3; ++k)
+        if (!n.out[k].empty()) vals[n.out[k]] = std::move(outs[k]);
+      return;
+    }
+    if (auto r = run_unary(n, vals)) return out(std::move(*r));
+    if (auto r = run_broadcasting(n, vals)) return out(std::move(*r));
+    if (auto r = run_shape(n, vals)) return out(std::move(*r));
+    if (auto r = run_data(n, vals)) return out(std::move(*r));
+    if (auto r = run_network(n, vals)) return out(std::move(*r));
     fail(
         n, "operator not supported by stabfuzz's ONNX interpreter (supported: " + [] {
           std::string s;

@@ -103,6 +103,115 @@ std::map<std::string, std::vector<double>> sensitivities(
   return acc;
 }
 
+// What the CESTAC run of one node shows against the 256-bit truth: its digits, the digits its
+// conditioning explains, the loss beyond them, its kind, and whether the loss starts there.
+// lost_of and nonfinite_of hold the nodes already reported, by output value; this one joins them.
+template <class F>
+NodeReport node_report(const Node& n, const Values<Stoch<F, 3>>& stoch, const Values<Big>& truth,
+                       const std::map<std::string, std::vector<double>>& sens,
+                       std::map<std::string, double>& lost_of,
+                       std::map<std::string, double>& nonfinite_of, double full_digits) {
+  const double min_normal = std::numeric_limits<F>::min();
+  NodeReport nr;
+  nr.name = n.name;
+  nr.op = n.op;
+  nr.value = n.out.at(0);
+  const auto& s = stoch.at(nr.value);
+  const auto& t = truth.at(nr.value);
+  const auto& sv = sens.at(nr.value);
+  nr.elements = s.size();
+  std::vector<double> digits, trues;
+  double explained_min = full_digits, worst_lost = -1;
+  bool nan = false, overflow = false, underflow = false, nonfinite_in = false;
+  for (const auto& i : n.in) nonfinite_in |= nonfinite_of.count(i) && nonfinite_of[i] > 0;
+  for (const auto& i : n.in)
+    if (lost_of.count(i)) nr.lost_before = std::max(nr.lost_before, lost_of[i]);
+  for (size_t k = 0; k < s.size(); ++k) {
+    const double mean = s.v[k].mean(), exact = t.v[k].to_double();
+    const double d = std::isfinite(mean) ? s.v[k].digits() : 0;
+    double truth_digits = full_digits;
+    if (mean != exact) {
+      const double rel = std::fabs(mean - exact) / std::fabs(exact);
+      truth_digits = std::isfinite(rel) ? std::clamp(-std::log10(rel), 0.0, full_digits) + 0.0 : 0;
+    }
+    if (!std::isfinite(mean)) truth_digits = 0;
+    nan |= std::isnan(mean) && !std::isnan(exact);
+    overflow |= std::isinf(mean) && std::isfinite(exact);
+    underflow |= exact != 0 && std::fabs(exact) < min_normal && mean == 0;  // flushed
+    const double cond = exact == 0 ? INFINITY : sv[k] / std::fabs(exact);
+    // Below the normal range the format itself holds fewer digits: log10(|y| / the smallest
+    // subnormal).
+    const double held =
+        exact != 0 && std::fabs(exact) < min_normal
+            ? std::max(0.0, std::log10(std::fabs(exact) / std::numeric_limits<F>::denorm_min()))
+            : full_digits;
+    const double explained =
+        std::clamp(std::min(held, full_digits - std::log10(std::max(1.0, cond))), 0.0, full_digits);
+    explained_min = std::min(explained_min, explained);
+    // Below the normal range a loss is the format's underflow (kind underflow, a policy), not
+    // an accuracy loss of the node.
+    const bool subnormal_range = exact != 0 && std::fabs(exact) < min_normal;
+    const double lost = subnormal_range ? 0.0 : std::max(0.0, explained - d);
+    if (lost > worst_lost) {
+      worst_lost = lost;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "element %zu: computed %.9g, 256-bit value %.9g", k, mean,
+                    exact);
+      nr.worst = buf;
+    }
+    nr.lost = std::max(nr.lost, lost);
+    digits.push_back(d);
+    trues.push_back(truth_digits);
+  }
+  if (!digits.empty()) {
+    nr.digits_min = *std::min_element(digits.begin(), digits.end());
+    nr.true_min = *std::min_element(trues.begin(), trues.end());
+  }
+  nr.digits_median = median(digits);
+  nr.true_median = median(trues);
+  nr.explained_min = explained_min;
+  nr.kind = nan                           ? "nan"
+            : overflow                    ? "overflow"
+            : nr.lost >= kPollutingDigits ? "accuracy"
+            : underflow                   ? "underflow"
+                                          : "";
+  // A node pollutes when the loss starts there: NaN or inf from finite inputs, or digits lost
+  // beyond the conditioning by kPollutingDigits more than any of its inputs had lost.
+  nr.polluting =
+      ((nan || overflow) && !nonfinite_in) || (!nan && !overflow && nr.lost >= kPollutingDigits &&
+                                               nr.lost - nr.lost_before >= kPollutingDigits);
+  lost_of[nr.value] = nr.lost;
+  nonfinite_of[nr.value] = (nan || overflow || nonfinite_in) ? 1 : 0;
+  return nr;
+}
+
+// One graph output: CESTAC's and the true digits, and the native run's largest relative error.
+template <class F>
+OutputReport output_report(const std::string& o, const Values<Stoch<F, 3>>& stoch,
+                           const Values<Big>& truth, const Values<F>& native, double full_digits) {
+  OutputReport orp;
+  orp.name = o;
+  const auto& s = stoch.at(o);
+  const auto& t = truth.at(o);
+  const auto& nv = native.at(o);
+  orp.elements = s.size();
+  orp.digits_min = full_digits;
+  orp.true_min = full_digits;
+  for (size_t k = 0; k < s.size(); ++k) {
+    const double exact = t.v[k].to_double(), mean = s.v[k].mean();
+    orp.digits_min = std::min(orp.digits_min, std::isfinite(mean) ? s.v[k].digits() : 0.0);
+    const double rel = mean == exact ? 0 : std::fabs(mean - exact) / std::fabs(exact);
+    orp.true_min =
+        std::min(orp.true_min,
+                 std::isfinite(rel) ? std::clamp(-std::log10(rel), 0.0, full_digits) + 0.0 : 0.0);
+    const double nat = static_cast<double>(nv.v[k]);
+    const double nrel = nat == exact ? 0 : std::fabs(nat - exact) / std::fabs(exact);
+    orp.max_rel_error_native =
+        std::max(orp.max_rel_error_native, std::isnan(nrel) ? INFINITY : nrel);
+  }
+  return orp;
+}
+
 template <class F>
 InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& inputs,
                      uint64_t seed) {
@@ -113,7 +222,6 @@ InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& in
   r.seed = seed;
   r.precision = std::is_same_v<F, double> ? "f64" : "f32";
   r.full_digits = std::numeric_limits<F>::digits * std::log10(2.0);
-  const double min_normal = std::numeric_limits<F>::min();
 
   auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -135,103 +243,12 @@ InferReport infer_as(const Model& m, const std::map<std::string, HostTensor>& in
 
   std::map<std::string, double> lost_of, nonfinite_of;
   for (const Node& n : m.nodes) {
-    NodeReport nr;
-    nr.name = n.name;
-    nr.op = n.op;
-    nr.value = n.out.at(0);
-    const auto& s = stoch.at(nr.value);
-    const auto& t = truth.at(nr.value);
-    const auto& sv = sens.at(nr.value);
-    nr.elements = s.size();
-    std::vector<double> digits, trues;
-    double explained_min = r.full_digits, worst_lost = -1;
-    bool nan = false, overflow = false, underflow = false, nonfinite_in = false;
-    for (const auto& i : n.in) nonfinite_in |= nonfinite_of.count(i) && nonfinite_of[i] > 0;
-    for (const auto& i : n.in)
-      if (lost_of.count(i)) nr.lost_before = std::max(nr.lost_before, lost_of[i]);
-    for (size_t k = 0; k < s.size(); ++k) {
-      const double mean = s.v[k].mean(), exact = t.v[k].to_double();
-      const double d = std::isfinite(mean) ? s.v[k].digits() : 0;
-      double truth_digits = r.full_digits;
-      if (mean != exact) {
-        const double rel = std::fabs(mean - exact) / std::fabs(exact);
-        truth_digits =
-            std::isfinite(rel) ? std::clamp(-std::log10(rel), 0.0, r.full_digits) + 0.0 : 0;
-      }
-      if (!std::isfinite(mean)) truth_digits = 0;
-      nan |= std::isnan(mean) && !std::isnan(exact);
-      overflow |= std::isinf(mean) && std::isfinite(exact);
-      underflow |= exact != 0 && std::fabs(exact) < min_normal && mean == 0;  // flushed
-      const double cond = exact == 0 ? INFINITY : sv[k] / std::fabs(exact);
-      // Below the normal range the format itself holds fewer digits: log10(|y| / the smallest
-      // subnormal).
-      const double held =
-          exact != 0 && std::fabs(exact) < min_normal
-              ? std::max(0.0, std::log10(std::fabs(exact) / std::numeric_limits<F>::denorm_min()))
-              : r.full_digits;
-      const double explained = std::clamp(
-          std::min(held, r.full_digits - std::log10(std::max(1.0, cond))), 0.0, r.full_digits);
-      explained_min = std::min(explained_min, explained);
-      // Below the normal range a loss is the format's underflow (kind underflow, a policy), not
-      // an accuracy loss of the node.
-      const bool subnormal_range = exact != 0 && std::fabs(exact) < min_normal;
-      const double lost = subnormal_range ? 0.0 : std::max(0.0, explained - d);
-      if (lost > worst_lost) {
-        worst_lost = lost;
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "element %zu: computed %.9g, 256-bit value %.9g", k, mean,
-                      exact);
-        nr.worst = buf;
-      }
-      nr.lost = std::max(nr.lost, lost);
-      digits.push_back(d);
-      trues.push_back(truth_digits);
-    }
-    if (!digits.empty()) {
-      nr.digits_min = *std::min_element(digits.begin(), digits.end());
-      nr.true_min = *std::min_element(trues.begin(), trues.end());
-    }
-    nr.digits_median = median(digits);
-    nr.true_median = median(trues);
-    nr.explained_min = explained_min;
-    nr.kind = nan                           ? "nan"
-              : overflow                    ? "overflow"
-              : nr.lost >= kPollutingDigits ? "accuracy"
-              : underflow                   ? "underflow"
-                                            : "";
-    // A node pollutes when the loss starts there: NaN or inf from finite inputs, or digits lost
-    // beyond the conditioning by kPollutingDigits more than any of its inputs had lost.
-    nr.polluting =
-        ((nan || overflow) && !nonfinite_in) || (!nan && !overflow && nr.lost >= kPollutingDigits &&
-                                                 nr.lost - nr.lost_before >= kPollutingDigits);
+    NodeReport nr = node_report<F>(n, stoch, truth, sens, lost_of, nonfinite_of, r.full_digits);
     if (nr.polluting) r.polluting.push_back(nr.name);
-    lost_of[nr.value] = nr.lost;
-    nonfinite_of[nr.value] = (nan || overflow || nonfinite_in) ? 1 : 0;
     r.nodes.push_back(std::move(nr));
   }
-  for (const auto& o : m.outputs) {
-    OutputReport orp;
-    orp.name = o;
-    const auto& s = stoch.at(o);
-    const auto& t = truth.at(o);
-    const auto& nv = native.at(o);
-    orp.elements = s.size();
-    orp.digits_min = r.full_digits;
-    orp.true_min = r.full_digits;
-    for (size_t k = 0; k < s.size(); ++k) {
-      const double exact = t.v[k].to_double(), mean = s.v[k].mean();
-      orp.digits_min = std::min(orp.digits_min, std::isfinite(mean) ? s.v[k].digits() : 0.0);
-      const double rel = mean == exact ? 0 : std::fabs(mean - exact) / std::fabs(exact);
-      orp.true_min = std::min(
-          orp.true_min,
-          std::isfinite(rel) ? std::clamp(-std::log10(rel), 0.0, r.full_digits) + 0.0 : 0.0);
-      const double nat = static_cast<double>(nv.v[k]);
-      const double nrel = nat == exact ? 0 : std::fabs(nat - exact) / std::fabs(exact);
-      orp.max_rel_error_native =
-          std::max(orp.max_rel_error_native, std::isnan(nrel) ? INFINITY : nrel);
-    }
-    r.outputs.push_back(orp);
-  }
+  for (const auto& o : m.outputs)
+    r.outputs.push_back(output_report<F>(o, stoch, truth, native, r.full_digits));
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -16,9 +16,8 @@ namespace {
 
 namespace pb = ::onnx;
 
-HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
-  HostTensor h;
-  h.elem = static_cast<Elem>(t.data_type());
+// h's shape from t; returns its element count, checked against kMaxElements.
+size_t read_shape(const pb::TensorProto& t, const std::string& where, HostTensor& h) {
   for (int64_t d : t.dims()) {
     if (d < 0) throw InputError(where + ": tensor '" + t.name() + "' has a negative dimension");
     h.shape.push_back(d);
@@ -29,13 +28,23 @@ HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
       throw InputError(where + ": tensor '" + t.name() + "' is too large");
     n *= static_cast<size_t>(d);
   }
+  return n;
+}
+
+// Throws unless `have` (bytes of raw data, or items of a typed field with bytes = 1) holds n
+// elements of `bytes` each.
+void check_size(const pb::TensorProto& t, const std::string& where, size_t n, size_t bytes,
+                size_t have) {
+  if (have != n * bytes && !(have == 0 && n == 0))
+    throw InputError(where + ": tensor '" + t.name() + "' holds " + std::to_string(have) +
+                     " bytes of data for " + std::to_string(n) + " elements");
+}
+
+// float32 and float64 tensors' values into h.values (sized n).
+void read_floats(const pb::TensorProto& t, const std::string& where, HostTensor& h) {
+  const size_t n = h.values.size();
   const std::string& raw = t.raw_data();
-  auto need = [&](size_t bytes, size_t have) {
-    if (have != n * bytes && !(have == 0 && n == 0))
-      throw InputError(where + ": tensor '" + t.name() + "' holds " + std::to_string(have) +
-                       " bytes of data for " + std::to_string(n) + " elements");
-  };
-  h.values.resize(n);
+  auto need = [&](size_t bytes, size_t have) { check_size(t, where, n, bytes, have); };
   switch (h.elem) {
     case Elem::float32:
       if (!raw.empty()) {
@@ -59,6 +68,17 @@ HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
         for (size_t i = 0; i < n; ++i) h.values[i] = t.double_data(static_cast<int>(i));
       }
       break;
+    default:
+      break;
+  }
+}
+
+// Integer and bool tensors' values into h.values (sized n), exact as doubles up to 2^53.
+void read_integers(const pb::TensorProto& t, const std::string& where, HostTensor& h) {
+  const size_t n = h.values.size();
+  const std::string& raw = t.raw_data();
+  auto need = [&](size_t bytes, size_t have) { check_size(t, where, n, bytes, have); };
+  switch (h.elem) {
     case Elem::int64:
       if (!raw.empty()) {
         need(8, raw.size());
@@ -114,6 +134,31 @@ HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
         for (size_t i = 0; i < n; ++i)
           h.values[i] = static_cast<double>(t.uint64_data(static_cast<int>(i)));
       }
+      break;
+    default:
+      break;
+  }
+}
+
+HostTensor from_proto(const pb::TensorProto& t, const std::string& where) {
+  HostTensor h;
+  h.elem = static_cast<Elem>(t.data_type());
+  h.values.resize(read_shape(t, where, h));
+  switch (h.elem) {
+    case Elem::float32:
+    case Elem::float64:
+      read_floats(t, where, h);
+      break;
+    case Elem::int64:
+    case Elem::int8:
+    case Elem::int16:
+    case Elem::int32:
+    case Elem::uint8:
+    case Elem::uint16:
+    case Elem::bool8:
+    case Elem::uint32:
+    case Elem::uint64:
+      read_integers(t, where, h);
       break;
     default:
       throw InputError(where + ": tensor '" + t.name() + "' has element type " +

@@ -133,58 +133,40 @@ std::string reproducer_source(const StandaloneCall& call, const Input& in,
   return os.str();
 }
 
-Result triage(const Registry& registry, const corpus::Entry& e, const Options& o) {
-  const auto [fam, target] = registry.find_target(e.impl);
-  if (!target) throw InputError("unknown implementation '" + e.impl + "' (stabfuzz --list)");
-  if (target->kind != TargetKind::library)
-    throw InputError(e.impl + " is not a library target: triage writes reports for libraries");
-  const Input& in = e.input;
-  const std::vector<double> out = target->native(in);
-  const OracleResult oracle = fam->oracle(in);
-  const Verdict v = pipeline::decide(*fam, in, out, oracle, nullptr);
-  Result r;
-  r.finding_now = v.finding();
-  const auto call = target->standalone ? target->standalone(in) : std::nullopt;
-  const std::string lib = call ? call->library : target->description;
-  const std::string op = e.impl.substr(e.impl.find('/') + 1);
-  std::ostringstream title;
-  title << "[" << lib << "] " << op << " " << dtype_name(in.dtype) << ": "
-        << (v.finding() ? std::string(finding_kind_name(v.kind)) : "no failure") << ", computed "
-        << reports::num(v.computed, 9) << " where the correctly rounded result is "
-        << reports::num(v.exact, 9);
-  r.title = title.str();
-  std::filesystem::create_directories(o.out_dir);
-  std::vector<double> allowed;
-  for (double c : oracle.cond) allowed.push_back(v.tolerance_ulps * std::max(1.0, c));
-  if (call && oracle.decidable) {
-    r.source_path = o.out_dir + "/repro.cc";
-    std::ofstream(r.source_path) << reproducer_source(*call, in, oracle.exact, allowed, r.title);
-    if (o.run) {
-      const std::string bin = o.out_dir + "/repro";
-      std::string prefix;
-      if (!o.library_prefix.empty()) {
-        const std::string dir = std::filesystem::absolute(o.library_prefix).string();
-        prefix = "-I" + sh_quote(dir + "/include") + " -L" + sh_quote(dir + "/lib") +
-                 " -Wl,-rpath," + sh_quote(dir + "/lib") + " ";
-      }
-      auto [rc, text] = shell("c++ -std=c++17 -O2 " + prefix + sh_quote(r.source_path) + " -o " +
-                              sh_quote(bin) + " " + call->build);
-      if (rc == 0)
-        std::tie(rc, text) = shell("OMP_NUM_THREADS=1 " + sh_quote(bin));
-      else
-        rc = 2 + rc;  // a build error is neither "reproduced" nor "not reproduced"
-      r.repro_exit = rc;
-      // A build error can run to pages: its end says what failed.
-      r.repro_output = text.size() > 3000 ? "...\n" + text.substr(text.size() - 3000) : text;
-    }
+// Builds repro.cc against the library (under o.library_prefix when given) and runs it: its exit
+// status and the end of its output into r.
+void run_reproducer(const StandaloneCall& call, const Options& o, Result& r) {
+  const std::string bin = o.out_dir + "/repro";
+  std::string prefix;
+  if (!o.library_prefix.empty()) {
+    const std::string dir = std::filesystem::absolute(o.library_prefix).string();
+    prefix = "-I" + sh_quote(dir + "/include") + " -L" + sh_quote(dir + "/lib") + " -Wl,-rpath," +
+             sh_quote(dir + "/lib") + " ";
   }
+  auto [rc, text] = shell("c++ -std=c++17 -O2 " + prefix + sh_quote(r.source_path) + " -o " +
+                          sh_quote(bin) + " " + call.build);
+  if (rc == 0)
+    std::tie(rc, text) = shell("OMP_NUM_THREADS=1 " + sh_quote(bin));
+  else
+    rc = 2 + rc;  // a build error is neither "reproduced" nor "not reproduced"
+  r.repro_exit = rc;
+  // A build error can run to pages: its end says what failed.
+  r.repro_output = text.size() > 3000 ? "...\n" + text.substr(text.size() - 3000) : text;
+}
+
+// The bug report: the input, computed vs correctly rounded, the accuracy the conditioning
+// allows, a known stable formulation, the reproducer and its output.
+std::string report_markdown(const Family& fam, const corpus::Entry& e, const Verdict& v,
+                            const std::string& lib, const std::optional<StandaloneCall>& call,
+                            const Options& o, const Result& r) {
+  const Input& in = e.input;
   reports::Finding f;  // what the catalog of stable formulations matches on
-  f.target = fam->name;
+  f.target = fam.name;
   f.nonfinite = v.nonfinite;
   const reports::Suggestion sug = reports::suggest(f);
   std::ostringstream md;
   md << "# " << r.title << "\n\n"
-     << "- library: " << lib << "\n- operator: `" << e.impl << "` — " << fam->summary << "\n"
+     << "- library: " << lib << "\n- operator: `" << e.impl << "` — " << fam.summary << "\n"
      << "- dtype: " << dtype_name(in.dtype) << "\n- kind: "
      << (v.finding() ? finding_kind_name(v.kind) : "none (the input passes here now)")
      << (v.kind_detail.empty() ? "" : " — " + v.kind_detail) << "\n\n"
@@ -222,8 +204,39 @@ Result triage(const Registry& registry, const corpus::Entry& e, const Options& o
          << " (exit status " << r.repro_exit << "):\n\n```\n"
          << r.repro_output << "```\n";
   }
+  return md.str();
+}
+
+Result triage(const Registry& registry, const corpus::Entry& e, const Options& o) {
+  const auto [fam, target] = registry.find_target(e.impl);
+  if (!target) throw InputError("unknown implementation '" + e.impl + "' (stabfuzz --list)");
+  if (target->kind != TargetKind::library)
+    throw InputError(e.impl + " is not a library target: triage writes reports for libraries");
+  const Input& in = e.input;
+  const std::vector<double> out = target->native(in);
+  const OracleResult oracle = fam->oracle(in);
+  const Verdict v = pipeline::decide(*fam, in, out, oracle, nullptr);
+  Result r;
+  r.finding_now = v.finding();
+  const auto call = target->standalone ? target->standalone(in) : std::nullopt;
+  const std::string lib = call ? call->library : target->description;
+  const std::string op = e.impl.substr(e.impl.find('/') + 1);
+  std::ostringstream title;
+  title << "[" << lib << "] " << op << " " << dtype_name(in.dtype) << ": "
+        << (v.finding() ? std::string(finding_kind_name(v.kind)) : "no failure") << ", computed "
+        << reports::num(v.computed, 9) << " where the correctly rounded result is "
+        << reports::num(v.exact, 9);
+  r.title = title.str();
+  std::filesystem::create_directories(o.out_dir);
+  std::vector<double> allowed;
+  for (double c : oracle.cond) allowed.push_back(v.tolerance_ulps * std::max(1.0, c));
+  if (call && oracle.decidable) {
+    r.source_path = o.out_dir + "/repro.cc";
+    std::ofstream(r.source_path) << reproducer_source(*call, in, oracle.exact, allowed, r.title);
+    if (o.run) run_reproducer(*call, o, r);
+  }
   r.report_path = o.out_dir + "/report.md";
-  std::ofstream(r.report_path) << md.str();
+  std::ofstream(r.report_path) << report_markdown(*fam, e, v, lib, call, o, r);
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,15 @@ struct StandaloneCall {
   std::string build;  // compile flags after the source file: "$(pkg-config --cflags --libs ...)"
 };
 
+// A reference operator instantiated on the fault injectors' types (injectors/faultable.h), so that
+// an arithmetic fault reaches it as a type and the operator reads no fault state: on the faulty
+// scalar (f64 and f32), and with sequential sums in place of its pairwise sums.
+struct FaultableImpl {
+  std::function<std::vector<double>(const Input&)> faulty_scalar;
+  std::function<std::vector<double>(const Input&)> sequential_sums_native;
+  std::function<CestacOutput(const Input&, const CestacRequest&)> sequential_sums_cestac;
+};
+
 struct Target {
   std::string id;  // family/backend/variant
   TargetKind kind = TargetKind::reference;
@@ -89,6 +99,8 @@ struct Target {
   // Empty for black-box targets (no scalar type to swap).
   std::function<CestacOutput(const Input&, const CestacRequest&)> cestac;
   std::optional<Injection> injection;
+  // Reference targets: where the fault mutants plant their faults; empty elsewhere.
+  std::shared_ptr<const FaultableImpl> faultable;
   // Runs in a forked child (harness/campaign/isolate.h): a crash or hang becomes a finding of
   // kind crash/timeout and the campaign goes on. Plugins always; libraries may opt in.
   bool isolated = false;

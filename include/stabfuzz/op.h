@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "injectors/faults.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/lowp.h"
 #include "stabfuzz/stoch.h"
@@ -97,18 +96,10 @@ decltype(auto) with_scalar(DType d, F&& f) {
   return f.template operator()<double>();
 }
 
-// kFaultable: the operator can also run on fault::Faulty<T>, for the arithmetic fault mutants
-// planted in stable targets; planted formulations (injectors/mutant.h) opt out.
-template <class Op, bool kFaultable = true>
+template <class Op>
 std::function<std::vector<double>(const Input&)> op_native() {
   return [](const Input& in) {
-    return with_scalar(in.dtype, [&]<class T>() {
-      // A fault mutant's plan (injectors/fault_mutants.cc) swaps in the faulty scalar.
-      if constexpr (kFaultable && (std::is_same_v<T, double> || std::is_same_v<T, float>))
-        if (fault::scalar_plan_active()) [[unlikely]]
-          return detail::run_native<Op, fault::Faulty<T>>(in);
-      return detail::run_native<Op, T>(in);
-    });
+    return with_scalar(in.dtype, [&]<class T>() { return detail::run_native<Op, T>(in); });
   };
 }
 
@@ -118,6 +109,19 @@ std::function<CestacOutput(const Input&, const CestacRequest&)> op_cestac() {
     return with_scalar(in.dtype, [&]<class T>() { return detail::run_cestac<Op, T>(in, req); });
   };
 }
+
+// op_native and op_cestac as one type, for code that instantiates operators generically
+// (injectors/faultable.h).
+struct PlainAdapter {
+  template <class Op>
+  static auto native() {
+    return op_native<Op>();
+  }
+  template <class Op>
+  static auto cestac() {
+    return op_cestac<Op>();
+  }
+};
 
 // A row operator (`template <class T> static void run(const T* x, T* y, size_t n)`, one row in,
 // n values out) as an operator of the general form.

@@ -14,4 +14,7 @@ std::string build_configuration();
 // no" (the CPU model and flags from /proc/cpuinfo where the system has it).
 std::string machine_description();
 
+// Today in UTC, 2026-12-05: the date a generated results file names.
+std::string utc_date();
+
 }  // namespace stabfuzz

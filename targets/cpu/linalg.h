@@ -26,11 +26,11 @@ T square(const T& v) {
 
 // sum_i a[i sa] b[i sb]: n rounded products, then a pairwise sum. Error <= (8 + log2 n) u times
 // sum |a_i b_i|.
-template <class T>
+template <class Sums = PairwiseSums, class T>
 T pairwise_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vector<T>& buf) {
   buf.resize(n);
   for (size_t i = 0; i < n; ++i) buf[i] = a[i * sa] * b[i * sb];
-  return pairwise_sum(buf.data(), n);
+  return Sums::sum(buf.data(), n);
 }
 
 template <class T>
@@ -78,7 +78,7 @@ T underflow_cut(long k) {
 // pairwise_dot of a 2^ka and b 2^kb, the exponents from unit_exponent: every product lies below 4
 // and no partial sum of fewer than max/4 terms overflows. The true dot is the result times
 // 2^-(ka + kb), exactly (the scalings are exact; entries that would underflow are dropped).
-template <class T>
+template <class Sums = PairwiseSums, class T>
 T unit_dot(const T* a, size_t sa, long ka, const T* b, size_t sb, long kb, size_t n,
            std::vector<T>& buf) {
   using reduce_detail::scale_pow2;
@@ -89,19 +89,19 @@ T unit_dot(const T* a, size_t sa, long ka, const T* b, size_t sb, long kb, size_
     buf[i] = fabs(a[i * sa]) < cut_a || fabs(b[i * sb]) < cut_b
                  ? T(0)
                  : scale_pow2(a[i * sa], ka) * scale_pow2(b[i * sb], kb);
-  return pairwise_sum(buf.data(), n);
+  return Sums::sum(buf.data(), n);
 }
 
 // pairwise_dot, computed again as unit_dot when it is not finite though every entry is (a product
 // or a partial sum overflowed, and inf - inf made it NaN): the result is then +-inf only when the
 // dot itself overflows.
-template <class T>
+template <class Sums = PairwiseSums, class T>
 T guarded_dot(const T* a, size_t sa, const T* b, size_t sb, size_t n, std::vector<T>& buf) {
   using std::isfinite;
-  const T d = pairwise_dot(a, sa, b, sb, n, buf);
+  const T d = pairwise_dot<Sums>(a, sa, b, sb, n, buf);
   if (isfinite(d) || !all_finite(a, sa, n) || !all_finite(b, sb, n)) return d;
   const long ka = unit_exponent(a, sa, n), kb = unit_exponent(b, sb, n);
-  return reduce_detail::scale_pow2(unit_dot(a, sa, ka, b, sb, kb, n, buf), -(ka + kb));
+  return reduce_detail::scale_pow2(unit_dot<Sums>(a, sa, ka, b, sb, kb, n, buf), -(ka + kb));
 }
 
 inline size_t dim(const std::vector<int64_t>& shape, size_t k) {
@@ -134,18 +134,37 @@ std::function<CestacOutput(const Input&, const CestacRequest&)> opmath_cestac() 
     return op_cestac<Op>()(wide, req);
   };
 }
-
-// dot/cpu/stable: y = sum a_i b_i, pairwise.
-struct DotStable {
-  template <class T>
-  static std::vector<T> run(const OpArgs<T>& a) {
-    std::vector<T> buf;
-    return {linalg_detail::guarded_dot(a.x[0].data(), 1, a.x[1].data(), 1, a.x[0].size(), buf)};
+// opmath_native and opmath_cestac as one type (stabfuzz/op.h PlainAdapter's twin).
+struct OpmathAdapter {
+  template <class Op>
+  static auto native() {
+    return opmath_native<Op>();
+  }
+  template <class Op>
+  static auto cestac() {
+    return opmath_cestac<Op>();
   }
 };
 
+// dot/cpu/stable: y = sum a_i b_i, pairwise.
+template <class Sums = PairwiseSums>
+struct DotStableWith {
+  template <class S>
+  using WithSums = DotStableWith<S>;
+  template <class T>
+  static std::vector<T> run(const OpArgs<T>& a) {
+    std::vector<T> buf;
+    return {
+        linalg_detail::guarded_dot<Sums>(a.x[0].data(), 1, a.x[1].data(), 1, a.x[0].size(), buf)};
+  }
+};
+using DotStable = DotStableWith<>;
+
 // gemm/cpu/stable: every c_ij a pairwise dot product over k (a blocked kernel errs alike).
-struct GemmStable {
+template <class Sums = PairwiseSums>
+struct GemmStableWith {
+  template <class S>
+  using WithSums = GemmStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using linalg_detail::dim;
@@ -153,11 +172,12 @@ struct GemmStable {
     std::vector<T> c(m * n), buf;
     for (size_t i = 0; i < m; ++i)
       for (size_t j = 0; j < n; ++j)
-        c[i * n + j] =
-            linalg_detail::guarded_dot(a.x[0].data() + i * k, 1, a.x[1].data() + j, n, k, buf);
+        c[i * n + j] = linalg_detail::guarded_dot<Sums>(a.x[0].data() + i * k, 1, a.x[1].data() + j,
+                                                        n, k, buf);
     return c;
   }
 };
+using GemmStable = GemmStableWith<>;
 
 // attention/cpu/stable: scores in T (pairwise dots times scale), max-shifted softmax, weighted sum
 // with pairwise sums, one division by the normalizer per output. Where a score overflows (or a
@@ -165,7 +185,10 @@ struct GemmStable {
 // (unit_dot, finite), so that s_l - s_max = (t_l - t_max) 2^-(kq + kk) is -inf at worst and its
 // exp 0, never NaN; likewise a weighted sum of values near the overflow threshold is formed on
 // v 2^kv and scaled back after the division by the normalizer.
-struct AttentionStable {
+template <class Sums = PairwiseSums>
+struct AttentionStableWith {
+  template <class S>
+  using WithSums = AttentionStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using linalg_detail::all_finite;
@@ -186,14 +209,14 @@ struct AttentionStable {
       const size_t tl = prm.causal ? i + 1 : t;
       bool finite = true;
       for (size_t l = 0; l < tl; ++l) {
-        e[l] = linalg_detail::pairwise_dot(q + i * d, 1, k + l * d, 1, d, buf) * scale;
+        e[l] = linalg_detail::pairwise_dot<Sums>(q + i * d, 1, k + l * d, 1, d, buf) * scale;
         finite = finite && isfinite(e[l]);
       }
       long ke = 0;  // the scores are e[l] 2^-ke
       if (!finite && all_finite(q + i * d, 1, d) && all_finite(k, 1, tl * d)) {
         const long kq = unit_exponent(q + i * d, 1, d), kk = unit_exponent(k, 1, tl * d);
         for (size_t l = 0; l < tl; ++l)
-          e[l] = linalg_detail::unit_dot(q + i * d, 1, kq, k + l * d, 1, kk, d, buf) * scale;
+          e[l] = linalg_detail::unit_dot<Sums>(q + i * d, 1, kq, k + l * d, 1, kk, d, buf) * scale;
         ke = kq + kk;
       }
       T m = e[0];
@@ -201,19 +224,20 @@ struct AttentionStable {
         if (e[l] > m) m = e[l];
       for (size_t l = 0; l < tl; ++l)  // exponents <= 0: no overflow
         e[l] = exp(ke == 0 ? e[l] - m : scale_pow2(e[l] - m, -ke));
-      const T z = pairwise_sum(e.data(), tl);  // z >= 1
+      const T z = Sums::sum(e.data(), tl);  // z >= 1
       for (size_t j = 0; j < dv; ++j) {
         for (size_t l = 0; l < tl; ++l) w[l] = e[l] * v[l * dv + j];
-        o[i * dv + j] = pairwise_sum(w.data(), tl) / z;
+        o[i * dv + j] = Sums::sum(w.data(), tl) / z;
         if (isfinite(o[i * dv + j]) || !all_finite(v + j, dv, tl)) continue;
         const long kv = unit_exponent(v + j, dv, tl);  // sum e_l v_l overflowed: on v 2^kv
         for (size_t l = 0; l < tl; ++l) w[l] = e[l] * scale_pow2(v[l * dv + j], kv);
-        o[i * dv + j] = scale_pow2(pairwise_sum(w.data(), tl) / z, -kv);
+        o[i * dv + j] = scale_pow2(Sums::sum(w.data(), tl) / z, -kv);
       }
     }
     return o;
   }
 };
+using AttentionStable = AttentionStableWith<>;
 
 // cosine_similarity/cpu/stable: both rows scaled by their largest magnitude (no overflow of the
 // norms or their product, no underflow of subnormal rows), then y = c rho with c = a^.b^ /
@@ -221,7 +245,10 @@ struct AttentionStable {
 // the two scales. Below the kink rho < 1 and lo^2 < eps: lo < 1 is prescaled by 2^54 (exact, and
 // normal even from the smallest subnormal double), so no intermediate underflows; a product that
 // overflows means rho >= 1 anyway (for eps >= 2^-147).
-struct CosineSimilarityStable {
+template <class Sums = PairwiseSums>
+struct CosineSimilarityStableWith {
+  template <class S>
+  using WithSums = CosineSimilarityStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using linalg_detail::max_abs;
@@ -240,11 +267,11 @@ struct CosineSimilarityStable {
       hy[i] = fabs(y[i]) < cut_b ? T(0) : y[i] / sb;
     }
     for (size_t i = 0; i < n; ++i) buf[i] = hx[i] * hy[i];
-    const T dot = pairwise_sum(buf.data(), n);
+    const T dot = Sums::sum(buf.data(), n);
     for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hx[i]);
-    const T na = sqrt(pairwise_sum(buf.data(), n));  // >= 1: the largest entry is exactly +-1
+    const T na = sqrt(Sums::sum(buf.data(), n));  // >= 1: the largest entry is exactly +-1
     for (size_t i = 0; i < n; ++i) buf[i] = linalg_detail::square(hy[i]);
-    const T nb = sqrt(pairwise_sum(buf.data(), n));
+    const T nb = sqrt(Sums::sum(buf.data(), n));
     const T eps = T(params::cosine_eps(*a.input));
     const T hi = sa > sb ? sa : sb, lo = sa > sb ? sb : sa;
     const T nn = na * nb;
@@ -271,10 +298,14 @@ struct CosineSimilarityStable {
     return {rho >= T(1) ? c : c * rho};
   }
 };
+using CosineSimilarityStable = CosineSimilarityStableWith<>;
 
 // pairwise_distance/cpu/stable: d_i = (a_i - b_i) + eps as PyTorch forms it, then the scaled norm
 // s sqrt(sum (d_i / s)^2), s = max |d_i|: no overflow or underflow of the squares.
-struct PairwiseDistanceStable {
+template <class Sums = PairwiseSums>
+struct PairwiseDistanceStableWith {
+  template <class S>
+  using WithSums = PairwiseDistanceStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::sqrt;
@@ -285,9 +316,10 @@ struct PairwiseDistanceStable {
     const T s = linalg_detail::max_abs(d.data(), n);
     if (s == T(0)) return {T(0)};
     for (size_t i = 0; i < n; ++i) d[i] = linalg_detail::square(d[i] / s);
-    return {s * sqrt(pairwise_sum(d.data(), n))};
+    return {s * sqrt(Sums::sum(d.data(), n))};
   }
 };
+using PairwiseDistanceStable = PairwiseDistanceStableWith<>;
 
 // adam/cpu/stable: one step of PyTorch's Adam, output p'. The bias corrections 1 - beta^t are
 // formed as -expm1(t log1p(-(1 - beta))) (1 - beta as the dtype holds it): 1 - pow(beta, t)

@@ -48,7 +48,7 @@ struct ShiftedLse {
   T l;
 };
 
-template <class T>
+template <class Sums = PairwiseSums, class T>
 ShiftedLse<T> shifted_lse(const std::vector<T>& x) {
   using std::exp;
   using std::log;
@@ -62,7 +62,7 @@ ShiftedLse<T> shifted_lse(const std::vector<T>& x) {
     if (i != k && x[i] > x[k2]) k2 = i;
   std::vector<T> e(n);
   for (size_t j = 0; j < n; ++j) e[j] = j == k ? T(0) : exp(x[j] - x[k2]);  // <= 1, e[k2] = 1
-  const T u = pairwise_sum(e.data(), n);
+  const T u = Sums::sum(e.data(), n);
   return {x[k], log1p_nonneg(exp((x[k2] - x[k]) + log(u)))};
 }
 
@@ -70,7 +70,7 @@ ShiftedLse<T> shifted_lse(const std::vector<T>& x) {
 // with S = max(max|c_j|, sqrt(eps)), sigma = S sqrt(mean((c/S)^2) + (eps/S)/S); every term of
 // that sum is <= 1 and the sum is >= min(1/n, ~1), so overflow is impossible and underflow
 // drops only terms below the rounding of the sum. S cancels exactly in exact arithmetic.
-template <class T>
+template <class Sums = PairwiseSums, class T>
 void scaled_normalize(const std::vector<T>& c, T* y, T eps) {
   using std::fabs;
   using std::sqrt;
@@ -80,7 +80,7 @@ void scaled_normalize(const std::vector<T>& c, T* y, T eps) {
     if (fabs(v) > s) s = fabs(v);
   std::vector<T> w(n);
   for (size_t j = 0; j < n; ++j) w[j] = square(c[j] / s);
-  const T q = pairwise_sum(w.data(), n) / count<T>(n);
+  const T q = Sums::sum(w.data(), n) / count<T>(n);
   const T sigma = s * sqrt(q + (eps / s) / s);
   for (size_t j = 0; j < n; ++j) y[j] = c[j] / sigma;
 }
@@ -94,7 +94,7 @@ void scaled_normalize(const std::vector<T>& c, T* y, T eps) {
 // exact under CESTAC): every term lies in [-4, 4], so no partial sum overflows f16 (x ~ 1000 over
 // 4096 values sums to 4e6) for n <= max / 4, and the scaling is exact (a multiplication, not a
 // rounded division: only terms below 2^(emin + k) lose bits).
-template <class T>
+template <class Sums = PairwiseSums, class T>
 T scaled_mean(const std::vector<T>& v, long k, std::vector<T>& w) {
   using reduce_detail::scale_pow2;
   const size_t n = v.size();
@@ -106,10 +106,10 @@ T scaled_mean(const std::vector<T>& v, long k, std::vector<T>& w) {
   } else {
     for (size_t j = 0; j < n; ++j) w[j] = scale_pow2(v[j], k);
   }
-  return scale_pow2(pairwise_sum(w.data(), n) / count<T>(n), -k);
+  return scale_pow2(Sums::sum(w.data(), n) / count<T>(n), -k);
 }
 
-template <class T>
+template <class Sums = PairwiseSums, class T>
 void layer_norm_row(const T* x, T* y, size_t n, T eps) {
   using std::fabs;
   std::vector<T> d(x, x + n), w;
@@ -121,63 +121,82 @@ void layer_norm_row(const T* x, T* y, size_t n, T eps) {
     return;
   }
   const long k = reduce_detail::pow2_exponent(s);
-  const T mu1 = scaled_mean(d, k, w);
+  const T mu1 = scaled_mean<Sums>(d, k, w);
   for (auto& v : d) v = v - mu1;
-  const T mu2 = scaled_mean(d, k, w);
+  const T mu2 = scaled_mean<Sums>(d, k, w);
   for (auto& v : d) v = v - mu2;
-  scaled_normalize(d, y, eps);
+  scaled_normalize<Sums>(d, y, eps);
 }
 
 }  // namespace norm_kernels
 
 // log_softmax/cpu/stable: y_i = (x_i - m) - log1p(sum_{j != k} e^(x_j - m)).
-struct LogSoftmaxStable {
+template <class Sums = PairwiseSums>
+struct LogSoftmaxStableWith {
+  template <class S>
+  using WithSums = LogSoftmaxStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
-    const auto p = norm_kernels::shifted_lse(x);
+    const auto p = norm_kernels::shifted_lse<Sums>(x);
     std::vector<T> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) y[i] = (x[i] - p.m) - p.l;  // both <= 0: no cancellation
     return y;
   }
 };
+using LogSoftmaxStable = LogSoftmaxStableWith<>;
 
 // cross_entropy/cpu/stable: loss = (m - x_t) + log1p(sum_{j != k} e^(x_j - m)), both terms >= 0.
-struct CrossEntropyStable {
+template <class Sums = PairwiseSums>
+struct CrossEntropyStableWith {
+  template <class S>
+  using WithSums = CrossEntropyStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
     const auto t = static_cast<size_t>(a.param("target", 0));
-    const auto p = norm_kernels::shifted_lse(x);
+    const auto p = norm_kernels::shifted_lse<Sums>(x);
     return {(p.m - x[t]) + p.l};
   }
 };
+using CrossEntropyStable = CrossEntropyStableWith<>;
 
 // layer_norm/cpu/stable: corrected two-pass statistics, scaled variance.
-struct LayerNormStable {
+template <class Sums = PairwiseSums>
+struct LayerNormStableWith {
+  template <class S>
+  using WithSums = LayerNormStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
     std::vector<T> y(x.size());
-    norm_kernels::layer_norm_row(x.data(), y.data(), x.size(),
-                                 T(a.param("eps", params::kLayerNormEps)));
+    norm_kernels::layer_norm_row<Sums>(x.data(), y.data(), x.size(),
+                                       T(a.param("eps", params::kLayerNormEps)));
     return y;
   }
 };
+using LayerNormStable = LayerNormStableWith<>;
 
 // rms_norm/cpu/stable: y = x / sqrt(mean(x^2) + eps) with the scaled sum of squares.
-struct RmsNormStable {
+template <class Sums = PairwiseSums>
+struct RmsNormStableWith {
+  template <class S>
+  using WithSums = RmsNormStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
     std::vector<T> y(x.size());
-    norm_kernels::scaled_normalize(x, y.data(), T(a.param("eps", params::kRmsNormEps)));
+    norm_kernels::scaled_normalize<Sums>(x, y.data(), T(a.param("eps", params::kRmsNormEps)));
     return y;
   }
 };
+using RmsNormStable = RmsNormStableWith<>;
 
 // batch_norm/cpu/stable: each channel (column of [n, c]) normalized like a layer_norm row.
-struct BatchNormStable {
+template <class Sums = PairwiseSums>
+struct BatchNormStableWith {
+  template <class S>
+  using WithSums = BatchNormStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     const auto& x = a.x[0];
@@ -187,12 +206,13 @@ struct BatchNormStable {
     std::vector<T> y(x.size()), col(rows), out(rows);
     for (size_t c = 0; c < cols; ++c) {
       for (size_t r = 0; r < rows; ++r) col[r] = x[r * cols + c];
-      norm_kernels::layer_norm_row(col.data(), out.data(), rows, eps);
+      norm_kernels::layer_norm_row<Sums>(col.data(), out.data(), rows, eps);
       for (size_t r = 0; r < rows; ++r) y[r * cols + c] = out[r];
     }
     return y;
   }
 };
+using BatchNormStable = BatchNormStableWith<>;
 
 // bce_with_logits/cpu/stable: max(x, 0) - x z + log1p(exp(-|x|)); the first two terms form
 // x (1 - z) >= 0 or -x z >= 0, so the sum never cancels and exp never overflows.
@@ -213,7 +233,10 @@ struct BceWithLogitsStable {
 };
 
 // kl_div/cpu/stable: sum_i p_i (log p_i - logq_i) over p_i > 0 (0 log 0 = 0), pairwise sum.
-struct KlDivStable {
+template <class Sums = PairwiseSums>
+struct KlDivStableWith {
+  template <class S>
+  using WithSums = KlDivStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::log;
@@ -221,21 +244,26 @@ struct KlDivStable {
     const auto& p = a.x[1];
     std::vector<T> t(p.size());
     for (size_t i = 0; i < p.size(); ++i) t[i] = p[i] > T(0) ? p[i] * (log(p[i]) - lq[i]) : T(0);
-    return {pairwise_sum(t.data(), t.size())};
+    return {Sums::sum(t.data(), t.size())};
   }
 };
+using KlDivStable = KlDivStableWith<>;
 
 // entropy/cpu/stable: -sum_i p_i log p_i over p_i > 0; every term is >= 0 for p in [0, 1], so the
 // pairwise sum does not cancel. log(p) of an exact p near 1 is accurate: no log1p needed.
-struct EntropyStable {
+template <class Sums = PairwiseSums>
+struct EntropyStableWith {
+  template <class S>
+  using WithSums = EntropyStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::log;
     const auto& p = a.x[0];
     std::vector<T> t(p.size());
     for (size_t i = 0; i < p.size(); ++i) t[i] = p[i] > T(0) ? p[i] * -log(p[i]) : T(0);
-    return {pairwise_sum(t.data(), t.size())};
+    return {Sums::sum(t.data(), t.size())};
   }
 };
+using EntropyStable = EntropyStableWith<>;
 
 }  // namespace stabfuzz::targets

@@ -50,17 +50,17 @@ long overflow_guard(const std::vector<T>& x) {
 // sum reached the largest value M, so sum |x| >= M 2^g, and x is scaled by 2^-ceil(log2 n) more:
 // no partial sum can overflow now, and the bits this costs the smallest entries total at most
 // n^2 2^(emin - emax) u of sum |x| (1/32 u at n = 4096 in f16).
-template <class T>
+template <class Sums = PairwiseSums, class T>
 T guarded_sum(std::vector<T>& x, long& k) {
   using std::isinf;
   k = overflow_guard(x);
   for (auto& v : x) v = scale_pow2(v, k);
-  T s = pairwise_sum(x.data(), x.size());
+  T s = Sums::sum(x.data(), x.size());
   if (!isinf(s) || isinf(max_abs(x))) return s;
   const long extra = static_cast<long>(std::ceil(std::log2(static_cast<double>(x.size()))));
   for (auto& v : x) v = scale_pow2(v, -extra);
   k -= extra;
-  return pairwise_sum(x.data(), x.size());
+  return Sums::sum(x.data(), x.size());
 }
 
 // In-place inclusive scan by recursive pairing: each output is a tree of at most
@@ -93,29 +93,38 @@ T log_add_exp(const T& a, const T& b) {
 
 }  // namespace reduce_detail
 
-// sum/cpu/stable: pairwise sum, prescaled by 2^-32 when the terms are near overflow.
-struct SumStable {
+// sum/cpu/stable: pairwise sum, prescaled by 2^-32 when the terms are near overflow. Sums: the
+// summation policy (reduce.h), pairwise here.
+template <class Sums = PairwiseSums>
+struct SumStableWith {
+  template <class S>
+  using WithSums = SumStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
     std::vector<T> x = a.x.at(0);
     long k = 0;
-    const T s = guarded_sum(x, k);
+    const T s = guarded_sum<Sums>(x, k);
     return {scale_pow2(s, -k)};
   }
 };
+using SumStable = SumStableWith<>;
 
 // mean/cpu/stable: the stable sum divided by n; unscaled last, so |mean| <= max|x| stays finite.
-struct MeanStable {
+template <class Sums = PairwiseSums>
+struct MeanStableWith {
+  template <class S>
+  using WithSums = MeanStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
     std::vector<T> x = a.x.at(0);
     long k = 0;
-    const T s = guarded_sum(x, k) / T(static_cast<double>(x.size()));
+    const T s = guarded_sum<Sums>(x, k) / T(static_cast<double>(x.size()));
     return {scale_pow2(s, -k)};
   }
 };
+using MeanStable = MeanStableWith<>;
 
 // var/cpu/stable and std/cpu/stable: corrected two-pass algorithm (Chan, Golub & LeVeque 1983)
 // on data scaled by a power of two into [1, 2): the mean m is taken around x_0 (exact shifts for
@@ -125,8 +134,10 @@ struct MeanStable {
 // computational zero (m rounds up in some samples, down in others), square() drops it, and the
 // result carries a bias n c^2 that no sample's spread shows (overclaimed digits in calibrate).
 // The scaling keeps var of 1e20 (f32) and std of 1e-200 (f64) in range.
-template <bool kStd>
+template <bool kStd, class Sums = PairwiseSums>
 struct VarianceStable {
+  template <class S>
+  using WithSums = VarianceStable<kStd, S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
@@ -141,11 +152,11 @@ struct VarianceStable {
     for (size_t i = 0; i < n; ++i) xs[i] = scale_pow2(x[i], k);
     for (size_t i = 0; i < n; ++i) d[i] = xs[i] - xs[0];
     const T nn = T(static_cast<double>(n));
-    const T mean = xs[0] + pairwise_sum(d.data(), n) / nn;
+    const T mean = xs[0] + Sums::sum(d.data(), n) / nn;
     for (size_t i = 0; i < n; ++i) d[i] = xs[i] - mean;
-    const T c = pairwise_sum(d.data(), n) / nn;  // the mean's rounding error, to first order
+    const T c = Sums::sum(d.data(), n) / nn;  // the mean's rounding error, to first order
     for (auto& v : d) v = square(v - c);
-    const T v = pairwise_sum(d.data(), n) / T(static_cast<double>(n) - correction);
+    const T v = Sums::sum(d.data(), n) / T(static_cast<double>(n) - correction);
     return {kStd ? scale_pow2(sqrt(v), -k) : scale_pow2(v, -2 * k)};
   }
 };
@@ -153,7 +164,10 @@ struct VarianceStable {
 // l2_norm/cpu/stable: sqrt of a pairwise sum of squares of x * 2^k, max|x| * 2^k in [1, 2)
 // (LAPACK nrm2's scaling, by an exact power of two): no overflow for f32 |x| > 1.8e19, no
 // underflow for tiny x.
-struct L2NormStable {
+template <class Sums = PairwiseSums>
+struct L2NormStableWith {
+  template <class S>
+  using WithSums = L2NormStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using namespace reduce_detail;
@@ -163,13 +177,17 @@ struct L2NormStable {
     if (m == T(0)) return {T(0)};
     const long k = pow2_exponent(m);
     for (auto& v : x) v = square(scale_pow2(v, k));
-    return {scale_pow2(sqrt(pairwise_sum(x.data(), x.size())), -k)};
+    return {scale_pow2(sqrt(Sums::sum(x.data(), x.size())), -k)};
   }
 };
+using L2NormStable = L2NormStableWith<>;
 
 // logsumexp/cpu/stable: m + log1p(sum_{i != argmax} e^(x_i - m)); log1p keeps a result near 0
 // (one dominant logit near 0) accurate, where log(1 + t) would lose it.
-struct LogSumExpStable {
+template <class Sums = PairwiseSums>
+struct LogSumExpStableWith {
+  template <class S>
+  using WithSums = LogSumExpStableWith<S>;
   template <class T>
   static std::vector<T> run(const OpArgs<T>& a) {
     using std::exp;
@@ -185,9 +203,10 @@ struct LogSumExpStable {
     e.reserve(x.size());
     for (size_t i = 0; i < x.size(); ++i)
       if (i != k) e.push_back(exp(x[i] - m));  // every exponent <= 0: no overflow
-    return {m + log1p(pairwise_sum(e.data(), e.size()))};
+    return {m + log1p(Sums::sum(e.data(), e.size()))};
   }
 };
+using LogSumExpStable = LogSumExpStableWith<>;
 
 // cumsum/cpu/stable: tree scan of +; from the first prefix that comes out non-finite on, the
 // scan is redone prescaled like the sum. Prescaling every row would cost the small prefixes the

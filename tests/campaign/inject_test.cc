@@ -13,6 +13,7 @@
 #include "harness/pipeline/evaluate.h"
 #include "injectors/fault_mutants.h"
 #include "injectors/fault_plan.h"
+#include "injectors/faultable.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/reduce.h"
 #include "tests/support/run_binary.h"
@@ -51,7 +52,7 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 TEST(Faults, EveryScalarFaultStrikesAndNamesItsSite) {
-  const auto native = op_native<Probe>();
+  const auto native = fault::faultable<Probe>()->faulty_scalar;
   for (DType d : {DType::f64, DType::f32}) {
     const Input in = probe_input(d);
     const std::vector<double> clean = native(in);
@@ -71,12 +72,15 @@ TEST(Faults, EveryScalarFaultStrikesAndNamesItsSite) {
   }
 }
 
-TEST(Faults, SequentialSumStrikesPairwiseSum) {
+TEST(Faults, SequentialSumStrikesInPlaceOfThePairwiseSum) {
   std::vector<float> x(1000, 0.1f);
   x[0] = 1e4f;
-  const float pairwise = targets::pairwise_sum(x.data(), x.size());
   fault::Scope scope(Kind::sequential_sum);
-  const float seq = targets::pairwise_sum(x.data(), x.size());
+  // The plan in scope does not reach the pairwise sum: the fault is the policy type only.
+  const float pairwise = targets::PairwiseSums::sum(x.data(), x.size());
+  EXPECT_EQ(pairwise, targets::pairwise_sum(x.data(), x.size()));
+  EXPECT_EQ(scope.state().eligible, 0);
+  const float seq = fault::SequentialSums::sum(x.data(), x.size());
   float loop = x[0];
   for (size_t i = 1; i < x.size(); ++i) loop += x[i];
   EXPECT_EQ(seq, loop);
@@ -86,7 +90,7 @@ TEST(Faults, SequentialSumStrikesPairwiseSum) {
 }
 
 TEST(Faults, APlanActsOnlyInsideItsScopeAndThread) {
-  const auto native = op_native<Probe>();
+  const auto native = fault::faultable<Probe>()->faulty_scalar;
   const Input in = probe_input(DType::f64);
   const std::vector<double> before = native(in);
   std::vector<double> inside, other_thread;
@@ -99,6 +103,30 @@ TEST(Faults, APlanActsOnlyInsideItsScopeAndThread) {
   EXPECT_FALSE(same_bits(before, inside));
   EXPECT_TRUE(same_bits(before, other_thread));
   EXPECT_TRUE(same_bits(before, native(in)));
+}
+
+// The reference operators read no fault state: a plan in scope changes nothing they compute; only
+// their instantiations on the injectors' types (Target::faultable) see it.
+TEST(Faults, ReferenceTargetsIgnoreAPlanInScope) {
+  const Registry& reg = default_registry();
+  for (const char* family : {"softmax", "sum", "layer_norm", "gemm", "exp"}) {
+    SCOPED_TRACE(family);
+    const Family* f = reg.find_family(family);
+    ASSERT_NE(f, nullptr);
+    const Target& stable = f->targets.at(0);
+    ASSERT_EQ(stable.kind, TargetKind::reference);
+    ASSERT_TRUE(stable.faultable);
+    const Input in = pipeline::make_case(*f, DType::f32, 3, 0);
+    const std::vector<double> clean = stable.native(in);
+    for (Kind kind : {Kind::add_bf16, Kind::sequential_sum, Kind::flush_subnormals}) {
+      fault::Scope scope(kind);
+      EXPECT_TRUE(same_bits(clean, stable.native(in))) << fault::kind_name(kind);
+      EXPECT_EQ(scope.state().eligible, 0) << fault::kind_name(kind);
+    }
+    EXPECT_TRUE(same_bits(clean, stable.faultable->faulty_scalar(in)));  // no plan: unchanged
+    if (std::string(family) == "exp")  // no sum to make sequential: the same operator
+      EXPECT_TRUE(same_bits(clean, stable.faultable->sequential_sums_native(in)));
+  }
 }
 
 TEST(Faults, RegistryFaultMutantsReportWhereTheyStruck) {

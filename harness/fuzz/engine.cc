@@ -4,12 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -202,7 +204,35 @@ void progress() {
     std::cerr << "  " << line.str() << std::endl;
 }
 
+// A SIGINT, SIGTERM or SIGHUP received by libFuzzer's process (Ctrl-C, timeout, the parent passing
+// one on): the run ends at the next execution as at its own limits, with its summary and reports.
+// One that comes 2 s or more after the first (an execution that does not end) ends the process at
+// once; copies of the first (the terminal's and the parent's) do not.
+volatile std::sig_atomic_t g_interrupt = 0;
+std::atomic<int64_t> g_interrupt_ms{0};
+
+int64_t monotonic_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void on_interrupt(int sig) {
+  const int64_t now = monotonic_ms();
+  if (g_interrupt && now - g_interrupt_ms.load() >= 2000) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  if (!g_interrupt) g_interrupt_ms.store(now);
+  g_interrupt = sig;
+}
+
 [[maybe_unused]] int callback(const uint8_t* data, size_t size) {
+  if (g_interrupt) {
+    std::cerr << "\nstabfuzz fuzz: interrupted (" << strsignal(g_interrupt)
+              << "): the run ends here" << std::endl;
+    finish_and_exit();
+  }
   const Execution ex = g->exec->run(data, size);
   ++g->execs;
   if (!ex.decoded.valid) {  // the regime broke its own contract: counted, the cell 0 still touched
@@ -308,6 +338,9 @@ std::vector<std::string> libfuzzer_args(const FuzzOptions& opts, bool passive) {
     args.push_back("-artifact_prefix=" + opts.out_dir + "/crashes/");
   if (opts.quiet && !passive) args.push_back("-verbosity=0");
   if (!passive) args.push_back("-print_final_stats=0");
+  // Our handlers end an interrupted run with its summary (on_interrupt); libFuzzer's would _Exit.
+  if (!passive && !has_flag(opts.libfuzzer_args, "handle_int")) args.push_back("-handle_int=0");
+  if (!passive && !has_flag(opts.libfuzzer_args, "handle_term")) args.push_back("-handle_term=0");
   bool positional = false;
   for (const auto& a : opts.libfuzzer_args) {
     args.push_back(a);
@@ -390,6 +423,12 @@ int run(const Registry& registry, const FuzzOptions& opts, TablePrinter table) {
       state.writer.reset();  // the findings file belongs to the fuzzing process now
       return wait_for_fuzzer(pid);
     }
+  }
+  if (!passive) {
+    struct sigaction sa = {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   }
   state.start = Clock::now();
   state.next_progress = state.start + std::chrono::seconds(opts.progress_tty ? 1 : 5);

@@ -109,6 +109,25 @@ TEST(FuzzCli, LibFuzzerLimitsStillWriteTheSummary) {
   fs::remove_all(fs::path(out).parent_path());
 }
 
+// A run stopped from outside (timeout's SIGTERM to the stabfuzz process) ends like one at its own
+// limits: summary and reports written, the run's exit code returned by stabfuzz itself.
+TEST(FuzzCli, AnInterruptedRunStillWritesItsSummary) {
+  const std::string out = temp_dir("int");
+  const std::string cmd = std::string(STABFUZZ_BINARY) +
+                          " fuzz --target softmax --impl softmax/cpu/stable --dtype f32 --seed 5 "
+                          "--quiet --time 120 --out " +
+                          out + " 2> " + out + ".err & pid=$!; sleep 3; kill -TERM $pid; wait $pid";
+  const int status = std::system(cmd.c_str());
+  const std::string err = slurp(out + ".err");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << err;
+  EXPECT_NE(err.find("interrupted"), std::string::npos) << err;
+  const json::Value s = json::parse(slurp(out + "/summary.json"));
+  EXPECT_GT(s.at("executions").as_number(), 0);
+  EXPECT_LT(s.at("seconds").as_number(), 60);
+  EXPECT_TRUE(fs::exists(out + "/report.md"));
+  fs::remove_all(fs::path(out).parent_path());
+}
+
 TEST(FuzzCli, MergeKeepsASmallerCorpusWithTheSameFeatures) {
   const std::string dir = temp_dir("");
   const std::string grown = dir + "/grown", merged = dir + "/merged";

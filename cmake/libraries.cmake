@@ -139,7 +139,7 @@ if(NOT STABFUZZ_ONNX STREQUAL "OFF")
     set(STABFUZZ_HAVE_ONNX ON)
     target_sources(stabfuzz_core PRIVATE harness/onnx/model.cc harness/onnx/infer.cc
                                          harness/onnx/testdata.cc harness/onnx/export.cc
-                                         harness/onnx/fuzz.cc)
+                                         harness/onnx/fuzz.cc harness/onnx/npy.cc)
     target_link_libraries(stabfuzz_core PRIVATE onnx_proto)
     # Only the files that ask (and tests/onnx/): a PUBLIC definition would recompile everything
     # when libonnx-dev comes.

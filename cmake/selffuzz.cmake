@@ -12,7 +12,7 @@ endif()
 
 set(STABFUZZ_SELFFUZZ_TARGETS corpus findings checkpoint model decoder cli json)
 if(STABFUZZ_HAVE_ONNX)
-  list(APPEND STABFUZZ_SELFFUZZ_TARGETS onnx)  # the ONNX reader and interpreter
+  list(APPEND STABFUZZ_SELFFUZZ_TARGETS onnx npy)  # the ONNX reader and interpreter, .npy inputs
 endif()
 set(_selffuzz_sanitizers -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
                          -fno-sanitize-recover=all)
@@ -30,7 +30,8 @@ add_library(stabfuzz_selffuzz_parsers OBJECT
   harness/cli/command.cc
   harness/cli/flags.cc
   harness/cli/campaign_command.cc
-  $<$<BOOL:${STABFUZZ_HAVE_ONNX}>:harness/onnx/model.cc>)
+  $<$<BOOL:${STABFUZZ_HAVE_ONNX}>:harness/onnx/model.cc>
+  $<$<BOOL:${STABFUZZ_HAVE_ONNX}>:harness/onnx/npy.cc>)
 target_link_libraries(stabfuzz_selffuzz_parsers PRIVATE stabfuzz_cli nlohmann_json::nlohmann_json
                       $<$<BOOL:${STABFUZZ_HAVE_ONNX}>:onnx_proto>)
 target_compile_options(stabfuzz_selffuzz_parsers PRIVATE ${_selffuzz_sanitizers})

@@ -101,7 +101,8 @@ class InferCommand final : public Command {
                 "the model file (monitor train's model.txt), or an ONNX graph (.onnx: per-node "
                 "digits, the polluting nodes; docs/monitor.md)");
     flag::value(d, "inputs", &a_.inputs, "DIR",
-                "with an ONNX graph: its inputs, a test_data_set folder (input_0.pb, ...)");
+                "with an ONNX graph: its inputs, a test_data_set folder (input_0.pb, ...) or NumPy "
+                "files (NAME.npy or input_0.npy, one per graph input)");
     flag::toggle(d, "fuzz", &a_.fuzz,
                  "with an ONNX graph: then search inputs of the same shapes that make a node "
                  "lose digits beyond the conditioning or give NaN/inf; each is written as a "

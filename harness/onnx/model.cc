@@ -9,6 +9,7 @@
 #include <iterator>
 #include <set>
 
+#include "harness/onnx/npy.h"
 #include "stabfuzz/errors.h"
 
 namespace stabfuzz::onnx {
@@ -363,14 +364,22 @@ void write_tensor(const HostTensor& t, const std::string& name, const std::strin
 
 std::map<std::string, HostTensor> read_inputs(const Model& m, const std::string& dir) {
   if (!std::filesystem::is_directory(dir))
-    throw InputError("--inputs " + dir + " is not a folder (a test_data_set: input_0.pb, ...)");
+    throw InputError("--inputs " + dir +
+                     " is not a folder (a test_data_set: input_0.pb, ...; or NAME.npy files)");
   std::map<std::string, HostTensor> out;
   for (size_t k = 0; k < m.inputs.size(); ++k) {
-    const std::string f = dir + "/input_" + std::to_string(k) + ".pb";
-    if (!std::filesystem::exists(f))
-      throw InputError(dir + " has no input_" + std::to_string(k) + ".pb for the graph input '" +
+    // ONNX's test-data layout, else NumPy files named after the graph input or its position.
+    const std::string pb = dir + "/input_" + std::to_string(k) + ".pb";
+    const std::string named = dir + "/" + m.inputs[k] + ".npy";
+    const std::string numbered = dir + "/input_" + std::to_string(k) + ".npy";
+    std::string f;
+    for (const auto& c : {pb, named, numbered})
+      if (f.empty() && std::filesystem::is_regular_file(c)) f = c;
+    if (f.empty())
+      throw InputError(dir + " has no input_" + std::to_string(k) + ".pb, " + m.inputs[k] +
+                       ".npy or input_" + std::to_string(k) + ".npy for the graph input '" +
                        m.inputs[k] + "'");
-    HostTensor t = read_tensor(f);
+    HostTensor t = f == pb ? read_tensor(f) : read_npy(f);
     const auto declared = m.input_types.count(m.inputs[k]) ? m.input_types.at(m.inputs[k]) : 0;
     if (declared != 0 && declared != static_cast<int32_t>(t.elem))
       throw InputError("graph input '" + m.inputs[k] + "' is declared with element type " +

@@ -15,6 +15,7 @@
 #include "harness/onnx/fuzz.h"
 #include "harness/onnx/infer.h"
 #include "harness/onnx/model.h"
+#include "harness/onnx/npy.h"
 #include "harness/onnx/testdata.h"
 #endif
 
@@ -130,6 +131,61 @@ TEST(OnnxModel, BadFilesAreInputErrors) {
   }
 }
 
+// .npy files as np.save writes them: every dtype read back exactly, versions 1 and 2, scalars.
+TEST(OnnxNpy, ReadsWhatNumpyWrites) {
+  // np.save(f, np.array([[1.5, -2], [3, 0.25]], dtype=np.float32)), byte for byte.
+  std::string v1("\x93NUMPY\x01\x00\x76\x00", 10);
+  v1 += "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  v1 += std::string(118 - 60, ' ') + "\n";
+  ASSERT_EQ(v1.size(), 128u);
+  for (float x : {1.5f, -2.0f, 3.0f, 0.25f}) v1.append(reinterpret_cast<const char*>(&x), 4);
+  const HostTensor t = onnx::parse_npy(v1, "a.npy");
+  EXPECT_EQ(t.elem, Elem::float32);
+  EXPECT_EQ(t.shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(t.values, (std::vector<double>{1.5, -2, 3, 0.25}));
+  // Version 2 (a 4-byte header length), a 0-d int8 array and a 1-d bool array.
+  std::string v2("\x93NUMPY\x02\x00", 8);
+  const std::string h = "{'descr': '|i1', 'fortran_order': False, 'shape': (), }\n";
+  v2 += std::string{static_cast<char>(h.size()), 0, 0, 0} + h + "\xfe";
+  const HostTensor s = onnx::parse_npy(v2, "s.npy");
+  EXPECT_TRUE(s.shape.empty());
+  EXPECT_EQ(s.values, (std::vector<double>{-2}));
+  for (const HostTensor& x :
+       {HostTensor{Elem::bool8, {3}, {1, 0, 1}}, HostTensor{Elem::int64, {2}, {-7, 1e15}},
+        HostTensor{Elem::uint16, {1, 2}, {65535, 3}}, HostTensor{Elem::float64, {0}, {}}}) {
+    const HostTensor back = onnx::parse_npy(onnx::npy_bytes(x), "x.npy");
+    EXPECT_EQ(back.elem, x.elem);
+    EXPECT_EQ(back.shape, x.shape);
+    EXPECT_EQ(back.values, x.values);
+  }
+}
+
+TEST(OnnxNpy, BadFilesAreOneClearError) {
+  const std::string good = onnx::npy_bytes(f32({3}, {1, 2, 3}));
+  auto error = [](const std::string& bytes) -> std::string {
+    try {
+      onnx::parse_npy(bytes, "x.npy");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_NE(error("PK\x03\x04 a zip").find("not a .npy file"), std::string::npos);
+  EXPECT_NE(error(good.substr(0, good.size() - 1)).find("bytes of data"), std::string::npos);
+  std::string big = good;
+  big.replace(big.find("<f4"), 3, ">f4");
+  EXPECT_NE(error(big).find("big-endian"), std::string::npos);
+  std::string fortran = good;
+  fortran.replace(fortran.find("False"), 5, "True ");
+  EXPECT_NE(error(fortran).find("Fortran"), std::string::npos);
+  std::string half = good;
+  half.replace(half.find("<f4"), 3, "<f2");
+  EXPECT_NE(error(half).find("dtype"), std::string::npos);
+  std::string huge = good;
+  huge.replace(huge.find("(3,)"), 4, "(99999999999,)");
+  EXPECT_NE(error(huge).find("too large"), std::string::npos) << error(huge);
+}
+
 TEST(OnnxInterpreter, OperatorsAgainstHandValues) {
   using I = onnx::Interpreter<double>;
   Model m =
@@ -226,6 +282,15 @@ TEST(OnnxInfer, CommandWritesNodesAndPolluting) {
                               "/test_data_set_0 --out " + dir + "/out");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("difference"), std::string::npos) << o.out;
+  // The same input as a .npy file named after the graph input: the same report.
+  std::filesystem::create_directories(dir + "/npy");
+  onnx::write_npy(dir + "/npy/x.npy", shifted(3000));
+  const auto o2 = run_stabfuzz("monitor infer --model " + dir + "/var.onnx --inputs " + dir +
+                               "/npy --out " + dir + "/out-npy");
+  ASSERT_EQ(o2.code, 0) << o2.err;
+  const json::Value s2 = json::parse(slurp(dir + "/out-npy/summary.json"));
+  EXPECT_EQ(json::dump(s2.at("nodes")),
+            json::dump(json::parse(slurp(dir + "/out/summary.json")).at("nodes")));
   const json::Value s = json::parse(slurp(dir + "/out/summary.json"));
   ASSERT_EQ(s.at("nodes").as_array().size(), 5u);
   EXPECT_EQ(s.at("nodes").as_array()[4].at("op_type").as_string(), "Sub");

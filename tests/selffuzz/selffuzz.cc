@@ -7,6 +7,7 @@
 // prints with exit code 2 (json::ParseError for the JSON reader, whose callers add the file name).
 // Any other exception, a crash, a sanitizer report, a hang or a text that does not read back the
 // same after being written is a bug. Nothing here touches the file system.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #ifdef STABFUZZ_HAVE_ONNX
 #include "harness/onnx/eval.h"
 #include "harness/onnx/model.h"
+#include "harness/onnx/npy.h"
 #endif
 #include "reports/json.h"
 #include "reports/run_data.h"
@@ -188,6 +190,23 @@ void onnx_target(const std::string& bytes) {
   } catch (const InputError&) {
   }
 }
+
+// A .npy file's bytes: read; what reads is written again and reads back the same.
+void npy_target(const std::string& bytes) {
+  onnx::HostTensor t;
+  try {
+    t = onnx::parse_npy(bytes, "x.npy");
+  } catch (const InputError&) {
+    return;
+  }
+  const onnx::HostTensor back = onnx::parse_npy(onnx::npy_bytes(t), "written.npy");
+  if (back.elem != t.elem || back.shape != t.shape || back.values.size() != t.values.size())
+    bug("a .npy file read, written and read again changed its type or shape");
+  for (size_t i = 0; i < t.values.size(); ++i)
+    if (!(back.values[i] == t.values[i]) &&
+        !(std::isnan(back.values[i]) && std::isnan(t.values[i])))
+      bug("a .npy file read, written and read again changed value " + std::to_string(i));
+}
 #endif
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -204,6 +223,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #ifdef STABFUZZ_HAVE_ONNX
   else if (target == "onnx")
     onnx_target(text);
+  else if (target == "npy")
+    npy_target(text);
 #endif
   else if (target == "decoder")
     decoder_target(data, size);

@@ -109,14 +109,10 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
   r.expected_detection = t.injection ? t.injection->expected_detection : "";
   r.has_cestac = static_cast<bool>(t.cestac);
   const auto t0 = Clock::now();
-  for (int64_t k = 0;; ++k) {
-    if (since(t0) >= o.budget_s) break;
-    // After the first detection, run on only until every detector this target has has fired.
-    if (r.detected && r.oracle_inputs >= 0 && (r.cestac_inputs >= 0 || !r.has_cestac)) break;
-    const Case c = case_of(t, k);
-    const Input in = generate_case(f, o.generator, c.dtype, o.seed, c.index);
-    const CestacRequest req = request(t, c.dtype, o.seed, o.cestac);
-    const Verdict v = evaluate(f, t, in, req);
+  auto observe = [&](const CaseRun& c) {
+    const Input& in = c.input;
+    const CestacRequest& req = c.request;
+    const Verdict& v = c.verdict;
     ++r.inputs;
     if (std::isfinite(v.max_ratio)) r.max_ratio = std::max(r.max_ratio, v.max_ratio);
     if (reference && !r.detected) {
@@ -129,7 +125,7 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
     }
     if (v.oracle_fired && r.oracle_inputs < 0) r.oracle_inputs = r.inputs;
     if (v.cestac_fired && r.cestac_inputs < 0) r.cestac_inputs = r.inputs;
-    if (!v.finding() || r.detected) continue;
+    if (!v.finding() || r.detected) return;
     r.detected = true;
     r.detector = v.oracle_fired && v.cestac_fired ? "both" : (v.oracle_fired ? "oracle" : "cestac");
     r.inputs_to_detect = r.inputs;
@@ -159,7 +155,12 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
                       sv.kind};
       r.corpus_file = save(reg, o.save_corpus, e);
     }
-  }
+  };
+  run_cases(f, t, o.generator, o.seed, o.cestac, o.budget_s, [&](const CaseRun& c) {
+    observe(c);
+    // After the first detection, run on only until every detector this target has has fired.
+    return !(r.detected && r.oracle_inputs >= 0 && (r.cestac_inputs >= 0 || !r.has_cestac));
+  });
   r.seconds = since(t0);
   const std::string& e = r.expected_detection;
   r.expected_missed = r.has_cestac && (e == "cestac" || e == "both") && r.cestac_inputs < 0;
@@ -175,10 +176,9 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t,
   std::optional<Input> hardest;  // the small passing input closest to the tolerance
   double hardest_ratio = -1;
   const auto t0 = Clock::now();
-  for (int64_t k = 0; since(t0) < o.budget_s; ++k) {
-    const Case c = case_of(t, k);
-    const Input in = generate_case(f, o.generator, c.dtype, o.seed, c.index);
-    const Verdict v = evaluate(f, t, in, request(t, c.dtype, o.seed, o.cestac));
+  run_cases(f, t, o.generator, o.seed, o.cestac, o.budget_s, [&](const CaseRun& c) {
+    const Input& in = c.input;
+    const Verdict& v = c.verdict;
     ++r.inputs;
     if (std::isfinite(v.max_ratio)) r.max_ratio = std::max(r.max_ratio, v.max_ratio);
     if (v.finding()) {
@@ -189,7 +189,8 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t,
       hardest = in;
       hardest_ratio = v.max_ratio;
     }
-  }
+    return true;
+  });
   r.seconds = since(t0);
   if (!o.save_corpus.empty() && r.failing_inputs == 0 && hardest)
     r.corpus_file =
@@ -235,6 +236,19 @@ Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, i
     }
   }
   return in;
+}
+
+void run_cases(const Family& f, const Target& t, Generator g, uint64_t seed,
+               const cestac::Config& config, double budget_s,
+               const std::function<bool(const CaseRun&)>& visit) {
+  const auto t0 = Clock::now();
+  for (int64_t k = 0; k == 0 || since(t0) < budget_s; ++k) {
+    const Case c = case_of(t, k);
+    const Input in = generate_case(f, g, c.dtype, seed, c.index);
+    const CestacRequest req = request(t, c.dtype, seed, config);
+    const Verdict v = evaluate(f, t, in, req);
+    if (!visit(CaseRun{k, c.dtype, c.index, in, req, v})) return;
+  }
 }
 
 InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::ostream& progress) {

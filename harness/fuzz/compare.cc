@@ -13,7 +13,6 @@
 
 #include "harness/campaign/inject.h"
 #include "harness/pipeline/case.h"
-#include "harness/pipeline/evaluate.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
 
@@ -27,23 +26,15 @@ using Clock = std::chrono::steady_clock;
 Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64_t seed,
                  const CompareOptions& o) {
   Trial tr;
+  if (o.budget_inputs <= 0) return tr;
   const auto t0 = Clock::now();
-  const auto nd = static_cast<int64_t>(t.dtypes.size());
-  for (int64_t k = 0; k < o.budget_inputs; ++k) {
-    const DType d = t.dtypes[static_cast<size_t>(k % nd)];
-    const Input in = campaign::generate_case(f, g, d, seed, k / nd);
-    CestacRequest req;
-    req.seed = seed;
-    req.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
-    const Verdict v = pipeline::evaluate(f, t, in, req);
-    tr.inputs = k + 1;
-    tr.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (v.finding()) {
-      tr.detected = true;
-      break;
-    }
-    if (tr.seconds >= o.time_cap_s) break;
-  }
+  campaign::run_cases(f, t, g, seed, cestac::Config{}, o.time_cap_s,
+                      [&](const campaign::CaseRun& c) {
+                        tr.inputs = c.k + 1;
+                        tr.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+                        tr.detected = c.verdict.finding();
+                        return !tr.detected && tr.inputs < o.budget_inputs;
+                      });
   return tr;
 }
 

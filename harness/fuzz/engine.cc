@@ -217,7 +217,7 @@ int64_t monotonic_ms() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-void on_interrupt(int sig) {
+[[maybe_unused]] void on_interrupt(int sig) {
   const int64_t now = monotonic_ms();
   if (g_interrupt && now - g_interrupt_ms.load() >= 2000) {
     std::signal(sig, SIG_DFL);

@@ -96,7 +96,7 @@ class Interpreter {
     if (op == "Log") return un([](const T& x) { return log(x); });
     if (op == "Sqrt") return un([](const T& x) { return sqrt(x); });
     if (op == "Erf") return un([](const T& x) { return erf(x); });
-    if (op == "Identity") return (in(n, vals, 0));
+    if (op == "Identity") return in(n, vals, 0);
     if (op == "Abs") return un([&](const T& x) { return x < zero ? -x : x; });
     if (op == "Reciprocal") return un([&](const T& x) { return one / x; });
     if (op == "Floor" || op == "Ceil") {
@@ -156,7 +156,7 @@ class Interpreter {
         const T count_in = T(static_cast<double>(n.in.size()));
         r = unary(r, [&](const T& x) { return x / count_in; });
       }
-      return (std::move(r));
+      return r;
     }
     if (op == "Clip") {
       Tensor<T> r = in(n, vals, 0);
@@ -173,9 +173,9 @@ class Interpreter {
         const T hi = T(n.f("max", 0));
         r = unary(r, [&](const T& x) { return hi < x ? hi : x; });
       }
-      return (std::move(r));
+      return r;
     }
-    if (op == "Where") return (where(n, in(n, vals, 0), in(n, vals, 1), in(n, vals, 2)));
+    if (op == "Where") return where(n, in(n, vals, 0), in(n, vals, 1), in(n, vals, 2));
     if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
         op == "GreaterOrEqual") {
       Tensor<T> r = binary(n, in(n, vals, 0), in(n, vals, 1), [&](const T& a, const T& b) {
@@ -187,7 +187,7 @@ class Interpreter {
         return T(v ? 1.0 : 0.0);
       });
       r.elem = Elem::bool8;
-      return (std::move(r));
+      return r;
     }
     return std::nullopt;
   }
@@ -205,7 +205,7 @@ class Interpreter {
       shape_ones.v.assign(count(shape_ones.shape), zero);
       Tensor<T> r = binary(n, x, shape_ones, [](const T& a, const T&) { return a; });
       r.elem = x.elem;
-      return (std::move(r));
+      return r;
     }
     if (op == "Shape") {
       const Tensor<T>& x = in(n, vals, 0);
@@ -217,9 +217,9 @@ class Interpreter {
       Tensor<T> r{{std::max<int64_t>(0, end - start)}, {}, Elem::int64};
       for (int64_t d = start; d < end; ++d)
         r.v.push_back(T(static_cast<double>(x.shape[static_cast<size_t>(d)])));
-      return (std::move(r));
+      return r;
     }
-    if (op == "Reshape") return (reshape(n, in(n, vals, 0), ints_of(in(n, vals, 1))));
+    if (op == "Reshape") return reshape(n, in(n, vals, 0), ints_of(in(n, vals, 1)));
     if (op == "Flatten") {
       const Tensor<T>& a = in(n, vals, 0);
       const auto rank = static_cast<int64_t>(a.shape.size());
@@ -228,9 +228,9 @@ class Interpreter {
       if (ax < 0 || ax > rank) fail(n, "axis out of range");
       int64_t rows = 1;
       for (int64_t d = 0; d < ax; ++d) rows *= a.shape[static_cast<size_t>(d)];
-      return (reshape(n, a, {rows, rows ? static_cast<int64_t>(a.size()) / rows : 0}));
+      return reshape(n, a, {rows, rows ? static_cast<int64_t>(a.size()) / rows : 0});
     }
-    if (op == "Transpose") return (transpose(n, in(n, vals, 0)));
+    if (op == "Transpose") return transpose(n, in(n, vals, 0));
     if (op == "Squeeze" || op == "Unsqueeze") {
       Tensor<T> a = in(n, vals, 0);
       std::vector<int64_t> axes = has_in(n, 1) ? ints_of(in(n, vals, 1)) : n.ints("axes");
@@ -249,7 +249,7 @@ class Interpreter {
         }
         a.shape = s;
       }
-      return (std::move(a));
+      return a;
     }
     return std::nullopt;
   }
@@ -257,9 +257,9 @@ class Interpreter {
   // Operators that select, join, convert or create values; nullopt when `n` is none of them.
   static std::optional<Tensor<T>> run_data(const Node& n, Values& vals) {
     const std::string& op = n.op;
-    if (op == "Slice") return (slice(n, vals));
-    if (op == "Concat") return (concat(n, vals));
-    if (op == "Gather") return (gather(n, vals));
+    if (op == "Slice") return slice(n, vals);
+    if (op == "Concat") return concat(n, vals);
+    if (op == "Gather") return gather(n, vals);
     if (op == "Cast") {
       const auto to = static_cast<Elem>(n.i("to", 0));
       const bool known = to == Elem::float32 || to == Elem::float64 || to == Elem::bool8 ||
@@ -274,12 +274,12 @@ class Interpreter {
       if (to == Elem::bool8)
         for (T& x : r.v) x = T(value_of(x) != 0 ? 1.0 : 0.0);
       r.elem = to;
-      return (std::move(r));
+      return r;
     }
     if (op == "Constant") {
       const auto it = n.attrs.find("value");
       if (it == n.attrs.end() || !it->second.t) fail(n, "only the 'value' attribute is supported");
-      return (convert(*it->second.t));
+      return convert(*it->second.t);
     }
     return std::nullopt;
   }
@@ -288,18 +288,18 @@ class Interpreter {
   // none of them.
   static std::optional<Tensor<T>> run_network(const Node& n, Values& vals) {
     const std::string& op = n.op;
-    if (op == "BatchNormalization") return (batch_norm(n, vals));
-    if (op == "Conv") return (conv(n, vals));
-    if (op == "MaxPool" || op == "AveragePool") return (pool(n, vals, op == "MaxPool"));
+    if (op == "BatchNormalization") return batch_norm(n, vals);
+    if (op == "Conv") return conv(n, vals);
+    if (op == "MaxPool" || op == "AveragePool") return pool(n, vals, op == "MaxPool");
     if (op == "GlobalAveragePool") {
       const Tensor<T>& x = in(n, vals, 0);
       if (x.shape.size() < 3) fail(n, "needs spatial axes");
       std::vector<int64_t> axes;
       for (size_t d = 2; d < x.shape.size(); ++d) axes.push_back(static_cast<int64_t>(d));
-      return (reduce(
-          n, x, axes, true, [](const T& a, const T& b) { return a + b; }, true));
+      return reduce(
+          n, x, axes, true, [](const T& a, const T& b) { return a + b; }, true);
     }
-    if (op == "MatMul") return (matmul(n, in(n, vals, 0), in(n, vals, 1)));
+    if (op == "MatMul") return matmul(n, in(n, vals, 0), in(n, vals, 1));
     if (op == "Gemm") {
       Tensor<T> r =
           matmul2(n, in(n, vals, 0), in(n, vals, 1), n.i("transA", 0) != 0, n.i("transB", 0) != 0);
@@ -310,21 +310,21 @@ class Interpreter {
         r = binary(n, r, c,
                    [&](const T& x, const T& y) { return beta == 1 ? x + y : x + T(beta) * y; });
       }
-      return (std::move(r));
+      return r;
     }
     if (op == "Softmax" || op == "LogSoftmax")
-      return (softmax(n, in(n, vals, 0), op == "LogSoftmax"));
+      return softmax(n, in(n, vals, 0), op == "LogSoftmax");
     if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax") {
       const bool keep = n.i("keepdims", 1) != 0;
       const auto axes = reduce_axes(n, vals);
-      if (axes.empty() && n.i("noop_with_empty_axes", 0)) return (in(n, vals, 0));
+      if (axes.empty() && n.i("noop_with_empty_axes", 0)) return in(n, vals, 0);
       if (op == "ReduceMax")
-        return (reduce(
+        return reduce(
             n, in(n, vals, 0), axes, keep, [](const T& a, const T& b) { return a < b ? b : a; },
-            false));
-      return (reduce(
+            false);
+      return reduce(
           n, in(n, vals, 0), axes, keep, [](const T& a, const T& b) { return a + b; },
-          op == "ReduceMean"));
+          op == "ReduceMean");
     }
     return std::nullopt;
   }

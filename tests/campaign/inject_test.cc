@@ -124,8 +124,9 @@ TEST(Faults, ReferenceTargetsIgnoreAPlanInScope) {
       EXPECT_EQ(scope.state().eligible, 0) << fault::kind_name(kind);
     }
     EXPECT_TRUE(same_bits(clean, stable.faultable->faulty_scalar(in)));  // no plan: unchanged
-    if (std::string(family) == "exp")  // no sum to make sequential: the same operator
+    if (std::string(family) == "exp") {  // no sum to make sequential: the same operator
       EXPECT_TRUE(same_bits(clean, stable.faultable->sequential_sums_native(in)));
+    }
   }
 }
 

@@ -21,7 +21,6 @@
 namespace stabfuzz::campaign {
 
 using pipeline::evaluate;
-using pipeline::make_case;
 using pipeline::shrink_failing;
 namespace {
 
@@ -31,28 +30,20 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// The same CESTAC stream for every input of a target: what `stabfuzz replay` uses, so a saved
-// regression input replays bit for bit.
-CestacRequest request(const Target& t, DType d, uint64_t seed, const cestac::Config& config) {
-  CestacRequest r;
-  r.config = config;
-  r.seed = seed;
-  r.stream = hash_str(t.id) ^ (static_cast<uint64_t>(d) << 56);
-  return r;
-}
-
-// Case k of a target: its dtypes in turn, each dtype's inputs in the runner's order.
-struct Case {
-  DType dtype;
-  int64_t index;
-};
-Case case_of(const Target& t, int64_t k) {
-  const auto nd = static_cast<int64_t>(t.dtypes.size());
-  return {t.dtypes[static_cast<size_t>(k % nd)], k / nd};
-}
-
 const std::string& regime_name(const Family& f, int64_t index) {
   return pipeline::case_regime(f, index).name;
+}
+
+// A target's inputs for inject: its dtypes in turn, the generator's inputs in the runner's
+// order, the CESTAC stream replay uses (a saved regression input replays bit for bit).
+CasePlan plan(const Target& t, const InjectOptions& o) {
+  CasePlan p;
+  p.dtypes = t.dtypes;
+  p.generator = o.generator;
+  p.seed = o.seed;
+  p.budget_s = o.budget_s;
+  p.cestac = o.cestac;
+  return p;
 }
 
 std::string origin_of(const Target& t) {
@@ -156,7 +147,7 @@ MutantResult run_mutant(const Registry& reg, const Family& f, const Target& t,
       r.corpus_file = save(reg, o.save_corpus, e);
     }
   };
-  run_cases(f, t, o.generator, o.seed, o.cestac, o.budget_s, [&](const CaseRun& c) {
+  run_cases(f, t, plan(t, o), [&](const CaseRun& c) {
     observe(c);
     // After the first detection, run on only until every detector this target has has fired.
     return !(r.detected && r.oracle_inputs >= 0 && (r.cestac_inputs >= 0 || !r.has_cestac));
@@ -176,7 +167,7 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t,
   std::optional<Input> hardest;  // the small passing input closest to the tolerance
   double hardest_ratio = -1;
   const auto t0 = Clock::now();
-  run_cases(f, t, o.generator, o.seed, o.cestac, o.budget_s, [&](const CaseRun& c) {
+  run_cases(f, t, plan(t, o), [&](const CaseRun& c) {
     const Input& in = c.input;
     const Verdict& v = c.verdict;
     ++r.inputs;
@@ -202,65 +193,8 @@ StableResult run_stable(const Registry& reg, const Family& f, const Target& t,
   return r;
 }
 
-}  // namespace
-
-std::optional<Generator> parse_generator(std::string_view s) {
-  if (s == "regimes") return Generator::regimes;
-  if (s == "uniform") return Generator::uniform;
-  return std::nullopt;
-}
-
-std::string_view generator_name(Generator g) {
-  return g == Generator::regimes ? "regimes" : "uniform";
-}
-
-Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index) {
-  Input in = make_case(family, d, seed, index);
-  // As in the runner: a regime that breaks its own family's contract is a harness bug, never an
-  // input to judge (an invalid input can make a correct kernel look broken).
-  if (auto bad = family.validate(in))
-    throw std::logic_error("a regime of " + family.name + " generated an invalid " +
-                           std::string(dtype_name(d)) + " input (case " + std::to_string(index) +
-                           "): " + *bad);
-  if (g == Generator::regimes) return in;
-  SeededEntropy e(seed ^ hash_str(family.name),
-                  (static_cast<uint64_t>(index) << 2) | static_cast<uint64_t>(d));
-  for (size_t k = 0; k < in.args.size(); ++k) {
-    for (double lo : {-1.0, 0.0}) {
-      Input cand = in;
-      for (auto& v : cand.args[k].values) v = round_to(d, e.uniform(lo, 1.0));
-      if (!family.validate(cand)) {
-        in = std::move(cand);
-        break;
-      }
-    }
-  }
-  return in;
-}
-
-void run_cases(const Family& f, const Target& t, Generator g, uint64_t seed,
-               const cestac::Config& config, double budget_s,
-               const std::function<bool(const CaseRun&)>& visit) {
-  const auto t0 = Clock::now();
-  for (int64_t k = 0; k == 0 || since(t0) < budget_s; ++k) {
-    const Case c = case_of(t, k);
-    const Input in = generate_case(f, g, c.dtype, seed, c.index);
-    const CestacRequest req = request(t, c.dtype, seed, config);
-    const Verdict v = evaluate(f, t, in, req);
-    if (!visit(CaseRun{k, c.dtype, c.index, in, req, v})) return;
-  }
-}
-
-InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::ostream& progress) {
-  std::vector<const Family*> families;
-  if (o.family == "all") {
-    for (const auto& f : registry.families()) families.push_back(&f);
-  } else if (const Family* f = registry.find_family(o.family)) {
-    families.push_back(f);
-  } else {
-    throw InputError("unknown family '" + o.family + "' (stabfuzz --list shows the families)");
-  }
-  if (!(o.budget_s > 0)) throw InputError("inject needs --budget-s S > 0 (seconds per target)");
+// The targets an inject run covers: the mutants (or the fault matrix) and the reference targets.
+struct InjectTargets {
   struct Planted {
     const Family* family;
     const Target* target;
@@ -269,23 +203,57 @@ InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::o
   std::vector<Planted> mutants;
   std::vector<std::pair<const Family*, const Target*>> stable;
   std::deque<Target> matrix;  // the fault matrix's targets (stable addresses)
+};
+
+void select_targets(const Registry& registry, const InjectOptions& o, InjectTargets& sel) {
+  std::vector<const Family*> families;
+  if (o.family == "all") {
+    for (const auto& f : registry.families()) families.push_back(&f);
+  } else if (const Family* f = registry.find_family(o.family)) {
+    families.push_back(f);
+  } else {
+    throw InputError("unknown family '" + o.family + "' (stabfuzz --list shows the families)");
+  }
   for (const Family* f : families) {
-    const Target* ref = nullptr;
-    for (const auto& t : f->targets)
-      if (t.kind == TargetKind::reference && !ref) ref = &t;
+    const Target* ref = pipeline::reference_target(*f);
     for (const auto& t : f->targets) {
       const bool fault = t.id.find("/fault/") != std::string::npos;
       if (t.kind == TargetKind::injected && !(o.fault_matrix && fault))
-        mutants.push_back({f, &t, ref});
-      if (t.kind == TargetKind::reference && o.references) stable.emplace_back(f, &t);
+        sel.mutants.push_back({f, &t, ref});
+      if (t.kind == TargetKind::reference && o.references) sel.stable.emplace_back(f, &t);
     }
     if (o.fault_matrix)
       for (auto& t : injectors::fault_matrix(*f)) {
-        matrix.push_back(std::move(t));
-        mutants.push_back({f, &matrix.back(), ref});
+        sel.matrix.push_back(std::move(t));
+        sel.mutants.push_back({f, &sel.matrix.back(), ref});
       }
   }
-  if (mutants.empty() && stable.empty()) throw InputError("no targets to run in " + o.family);
+  if (sel.mutants.empty() && sel.stable.empty())
+    throw InputError("no targets to run in " + o.family);
+}
+
+void print_mutant(std::ostream& progress, size_t i, size_t n, const MutantResult& m) {
+  progress << "  [" << i + 1 << "/" << n << "] " << m.id << ": ";
+  if (m.detected) {
+    progress << "detected by " << m.detector << " at input " << m.inputs_to_detect << " ("
+             << fmt(m.seconds_to_detect, 2) << " s, " << dtype_name(m.dtype) << ", " << m.regime
+             << "), shrunk " << m.original_n << " -> " << m.shrunk->total_size() << " values";
+    if (!m.fault_site.empty()) progress << "; fault at " << m.fault_site;
+  } else {
+    progress << "NOT detected in " << m.inputs << " inputs (" << fmt(m.seconds, 1)
+             << " s): " << m.why_undetected;
+  }
+  progress << std::endl;
+}
+
+}  // namespace
+
+InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::ostream& progress) {
+  InjectTargets sel;
+  select_targets(registry, o, sel);
+  if (!(o.budget_s > 0)) throw InputError("inject needs --budget-s S > 0 (seconds per target)");
+  const auto& mutants = sel.mutants;
+  const auto& stable = sel.stable;
 
   InjectResult res;
   res.generator = o.generator;
@@ -299,17 +267,7 @@ InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::o
     MutantResult m =
         run_mutant(registry, *mutants[i].family, *mutants[i].target, mutants[i].reference, o);
     if (m.origin == "fault") m.registered = injectors::registered_fault_mutant(m.id);
-    progress << "  [" << i + 1 << "/" << mutants.size() << "] " << m.id << ": ";
-    if (m.detected) {
-      progress << "detected by " << m.detector << " at input " << m.inputs_to_detect << " ("
-               << fmt(m.seconds_to_detect, 2) << " s, " << dtype_name(m.dtype) << ", " << m.regime
-               << "), shrunk " << m.original_n << " -> " << m.shrunk->total_size() << " values";
-      if (!m.fault_site.empty()) progress << "; fault at " << m.fault_site;
-    } else {
-      progress << "NOT detected in " << m.inputs << " inputs (" << fmt(m.seconds, 1)
-               << " s): " << m.why_undetected;
-    }
-    progress << std::endl;
+    print_mutant(progress, i, mutants.size(), m);
     detected += m.detected;
     by_cestac += m.cestac_inputs >= 0;
     by_oracle += m.oracle_inputs >= 0;
@@ -334,60 +292,66 @@ InjectResult run_inject(const Registry& registry, const InjectOptions& o, std::o
   return res;
 }
 
-json::Value inject_json(const InjectResult& r) {
-  json::Value j;
-  j.set("generator", generator_name(r.generator));
-  j.set("seed", static_cast<unsigned long long>(r.seed));
-  j.set("budget_s", r.budget_s);
-  json::Array ms;
-  for (const auto& m : r.mutants) {
-    json::Value x;
-    x.set("id", m.id);
-    x.set("family", m.family);
-    x.set("origin", m.origin);
-    x.set("expected_detection", m.expected_detection);
-    x.set("has_cestac", m.has_cestac);
-    x.set("detected", m.detected);
-    x.set("detector", m.detected ? json::Value(m.detector) : json::Value());
-    x.set("inputs_to_detect",
-          m.detected ? json::Value(static_cast<long long>(m.inputs_to_detect)) : json::Value());
-    x.set("seconds_to_detect", m.detected ? json::Value(m.seconds_to_detect) : json::Value());
-    x.set("inputs_to_detect_oracle", m.oracle_inputs >= 0
-                                         ? json::Value(static_cast<long long>(m.oracle_inputs))
-                                         : json::Value());
-    x.set("inputs_to_detect_cestac", m.cestac_inputs >= 0
-                                         ? json::Value(static_cast<long long>(m.cestac_inputs))
-                                         : json::Value());
-    x.set("inputs", static_cast<long long>(m.inputs));
-    x.set("seconds", m.seconds);
-    x.set("registered", m.registered);
-    x.set("changed_inputs", static_cast<long long>(m.changed_inputs));
-    x.set("max_error_over_tolerance",
-          std::isfinite(m.max_ratio) ? json::Value(m.max_ratio) : json::Value());
-    x.set("expected_detector_missed", m.expected_missed);
-    if (!m.detected) x.set("why_undetected", m.why_undetected);
-    if (m.detected) {
-      x.set("dtype", dtype_name(m.dtype));
-      x.set("regime", m.regime);
-      x.set("case", static_cast<long long>(m.case_index));
-      x.set("original_n", static_cast<unsigned long>(m.original_n));
-      x.set("shrink_steps", static_cast<long long>(m.shrink_steps));
-      x.set("shrunk_input", input_json(*m.shrunk));
-      if (!m.fault_site.empty()) x.set("fault_site", m.fault_site);
-      if (!m.corpus_file.empty()) x.set("corpus_file", m.corpus_file);
-    }
-    ms.push_back(std::move(x));
+namespace {
+
+json::Value mutant_json(const MutantResult& m) {
+  json::Value x;
+  x.set("id", m.id);
+  x.set("family", m.family);
+  x.set("origin", m.origin);
+  x.set("expected_detection", m.expected_detection);
+  x.set("has_cestac", m.has_cestac);
+  x.set("detected", m.detected);
+  x.set("detector", m.detected ? json::Value(m.detector) : json::Value());
+  x.set("inputs_to_detect",
+        m.detected ? json::Value(static_cast<long long>(m.inputs_to_detect)) : json::Value());
+  x.set("seconds_to_detect", m.detected ? json::Value(m.seconds_to_detect) : json::Value());
+  x.set("inputs_to_detect_oracle", m.oracle_inputs >= 0
+                                       ? json::Value(static_cast<long long>(m.oracle_inputs))
+                                       : json::Value());
+  x.set("inputs_to_detect_cestac", m.cestac_inputs >= 0
+                                       ? json::Value(static_cast<long long>(m.cestac_inputs))
+                                       : json::Value());
+  x.set("inputs", static_cast<long long>(m.inputs));
+  x.set("seconds", m.seconds);
+  x.set("registered", m.registered);
+  x.set("changed_inputs", static_cast<long long>(m.changed_inputs));
+  x.set("max_error_over_tolerance",
+        std::isfinite(m.max_ratio) ? json::Value(m.max_ratio) : json::Value());
+  x.set("expected_detector_missed", m.expected_missed);
+  if (!m.detected) x.set("why_undetected", m.why_undetected);
+  if (m.detected) {
+    x.set("dtype", dtype_name(m.dtype));
+    x.set("regime", m.regime);
+    x.set("case", static_cast<long long>(m.case_index));
+    x.set("original_n", static_cast<unsigned long>(m.original_n));
+    x.set("shrink_steps", static_cast<long long>(m.shrink_steps));
+    x.set("shrunk_input", input_json(*m.shrunk));
+    if (!m.fault_site.empty()) x.set("fault_site", m.fault_site);
+    if (!m.corpus_file.empty()) x.set("corpus_file", m.corpus_file);
   }
-  j.set("mutants", std::move(ms));
-  j.set("mutant_count", static_cast<long long>(r.mutants.size()));
-  j.set("recall", r.recall);
-  j.set("recall_cestac", r.recall_cestac);
-  j.set("recall_oracle", r.recall_oracle);
-  j.set("cestac_applicable", static_cast<long long>(r.cestac_applicable));
-  json::Value by_origin;  // formulation mutants vs arithmetic faults: recall of each
+  return x;
+}
+
+json::Value stable_json(const StableResult& s) {
+  json::Value x;
+  x.set("id", s.id);
+  x.set("family", s.family);
+  x.set("inputs", static_cast<long long>(s.inputs));
+  x.set("failing_inputs", static_cast<long long>(s.failing_inputs));
+  x.set("max_error_over_tolerance", s.max_ratio);
+  x.set("seconds", s.seconds);
+  if (s.failing_inputs) x.set("first_failure", s.first_failure);
+  if (!s.corpus_file.empty()) x.set("corpus_file", s.corpus_file);
+  return x;
+}
+
+// Formulation mutants vs arithmetic faults: recall of each.
+json::Value by_origin_json(const std::vector<MutantResult>& mutants) {
+  json::Value by_origin;
   for (const char* origin : {"formulation", "fault"}) {
     long long n = 0, hit = 0;
-    for (const auto& m : r.mutants)
+    for (const auto& m : mutants)
       if (m.origin == origin) ++n, hit += m.detected;
     json::Value o;
     o.set("mutants", n);
@@ -396,22 +360,29 @@ json::Value inject_json(const InjectResult& r) {
           n ? json::Value(static_cast<double>(hit) / static_cast<double>(n)) : json::Value());
     by_origin.set(origin, std::move(o));
   }
-  j.set("by_origin", std::move(by_origin));
+  return by_origin;
+}
+
+}  // namespace
+
+json::Value inject_json(const InjectResult& r) {
+  json::Value j;
+  j.set("generator", generator_name(r.generator));
+  j.set("seed", static_cast<unsigned long long>(r.seed));
+  j.set("budget_s", r.budget_s);
+  json::Array ms;
+  for (const auto& m : r.mutants) ms.push_back(mutant_json(m));
+  j.set("mutants", std::move(ms));
+  j.set("mutant_count", static_cast<long long>(r.mutants.size()));
+  j.set("recall", r.recall);
+  j.set("recall_cestac", r.recall_cestac);
+  j.set("recall_oracle", r.recall_oracle);
+  j.set("cestac_applicable", static_cast<long long>(r.cestac_applicable));
+  j.set("by_origin", by_origin_json(r.mutants));
   json::Array st, fp;
   for (const auto& s : r.stable) {
-    json::Value x;
-    x.set("id", s.id);
-    x.set("family", s.family);
-    x.set("inputs", static_cast<long long>(s.inputs));
-    x.set("failing_inputs", static_cast<long long>(s.failing_inputs));
-    x.set("max_error_over_tolerance", s.max_ratio);
-    x.set("seconds", s.seconds);
-    if (s.failing_inputs) {
-      x.set("first_failure", s.first_failure);
-      fp.emplace_back(s.id);
-    }
-    if (!s.corpus_file.empty()) x.set("corpus_file", s.corpus_file);
-    st.push_back(std::move(x));
+    st.push_back(stable_json(s));
+    if (s.failing_inputs) fp.emplace_back(s.id);
   }
   j.set("reference_targets", std::move(st));
   j.set("false_positive_targets", static_cast<long long>(r.false_positive_targets));

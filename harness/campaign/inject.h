@@ -12,18 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/campaign/cases.h"
 #include "harness/pipeline/verdict.h"
 #include "reports/json.h"
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::campaign {
-
-// regimes: the family's value regimes (pipeline::make_case). uniform: the same shapes and
-// parameters, every tensor's values drawn uniformly from [-1, 1], or from [0, 1] when the family
-// rejects negatives, or kept from the regime when it rejects both (class labels, probabilities).
-enum class Generator { regimes, uniform };
-std::optional<Generator> parse_generator(std::string_view s);
-std::string_view generator_name(Generator g);
 
 struct InjectOptions {
   std::string family;   // a family name or "all"
@@ -94,26 +88,6 @@ struct InjectResult {
 // Throws InputError for an unknown family, a family without targets to run or a bad budget.
 InjectResult run_inject(const Registry& registry, const InjectOptions& opts,
                         std::ostream& progress);
-
-// The input a generator gives to case `index` of a family in dtype d.
-Input generate_case(const Family& family, Generator g, DType d, uint64_t seed, int64_t index);
-
-// One input of a target's run (run_cases) and its verdict.
-struct CaseRun {
-  int64_t k;      // the run's input number, from 0
-  DType dtype;    // t.dtypes[k % n]
-  int64_t index;  // the generator's case k / n of that dtype
-  const Input& input;
-  const CestacRequest& request;
-  const Verdict& verdict;
-};
-// The evaluation loop of `inject` and `fuzz-compare`: inputs k = 0, 1, ... of target t, the
-// target's dtypes in turn, each judged by pipeline::evaluate with the CESTAC stream `stabfuzz
-// replay` uses; `visit` sees each one and returns false to stop. The loop also stops once
-// budget_s seconds have passed (checked before each input; one input at least).
-void run_cases(const Family& f, const Target& t, Generator g, uint64_t seed,
-               const cestac::Config& config, double budget_s,
-               const std::function<bool(const CaseRun&)>& visit);
 
 json::Value inject_json(const InjectResult& r);
 void print_inject_table(const InjectResult& r, std::ostream& os);

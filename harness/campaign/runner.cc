@@ -12,6 +12,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "harness/campaign/cases.h"
 #include "harness/campaign/isolate.h"
 #include "harness/campaign/status_line.h"
 #include "harness/core/console.h"
@@ -25,7 +26,6 @@ namespace stabfuzz::campaign {
 
 using pipeline::case_regime;
 using pipeline::case_shrinkable;
-using pipeline::cestac_request;
 using pipeline::evaluate;
 using pipeline::finding_json;
 using pipeline::impl_result_json;
@@ -181,17 +181,26 @@ class PairRun {
 
   // t0: when the pair started (before its fork server, if any, was started).
   ImplResult run(Clock::time_point t0, double share, Progress& status, size_t pair) {
-    const int64_t first = opts_.only_case >= 0 ? opts_.only_case : 0;
-    const int64_t last =
-        opts_.only_case >= 0 ? opts_.only_case + 1 : (opts_.runs > 0 ? opts_.runs : INT64_MAX);
-    for (int64_t k = first; k < last; ++k) {
-      const auto now = Clock::now();
-      const double elapsed = std::chrono::duration<double>(now - t0).count();
+    CasePlan plan;
+    plan.dtypes = {d_};
+    plan.seed = opts_.seed;
+    plan.cestac = opts_.cestac;
+    plan.stream_per_case = true;
+    plan.isolator = iso_ ? &*iso_ : nullptr;
+    plan.start = t0;
+    if (opts_.only_case >= 0) {
+      plan.first = opts_.only_case;
+      plan.last = opts_.only_case + 1;
+    } else {
+      if (opts_.runs > 0) plan.last = opts_.runs;
       // Every pair runs at least one input, even when an earlier pair overran its share.
-      if (opts_.budget_s > 0 && opts_.only_case < 0 && k > first && elapsed >= share) break;
-      status.tick(now, t_.id, d_, pair, r_);
-      one_case(k, share);
+      if (opts_.budget_s > 0) plan.budget_s = share;
     }
+    run_cases(fam_, t_, plan, [&](const CaseRun& c) {
+      one_case(c, share);
+      status.tick(Clock::now(), t_.id, d_, pair, r_);
+      return true;
+    });
     r_.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r_;
   }
@@ -211,15 +220,12 @@ class PairRun {
     return blackbox::measure(t_.native, x, o);
   }
 
-  void one_case(int64_t k, double share) {
-    auto sh = case_shrinkable(fam_, d_, opts_.seed, k);
-    const Input in = sh.value();
+  void one_case(const CaseRun& c, double share) {
+    const int64_t k = c.index;
+    const Input& in = c.input;
     const std::string& regime = case_regime(fam_, k).name;
-    if (auto bad = fam_.validate(in))  // a regime that breaks its own contract is a harness bug
-      throw std::logic_error("regime '" + regime + "' of " + fam_.name + " generated an invalid " +
-                             std::string(dtype_name(d_)) + " input: " + *bad);
-    const CestacRequest req = cestac_request(t_, d_, opts_.seed, k, opts_.cestac);
-    Outcome o = outcome(in, req);
+    const CestacRequest& req = c.request;
+    Outcome o = c.outcome;
     // A library target's extra calls (rounding modes, repeats, thread counts); results that
     // differ between calls are a finding of their own when nothing else fired.
     const std::optional<blackbox::Result> bb =
@@ -263,6 +269,7 @@ class PairRun {
     };
     // With a time budget, one finding's shrinking may take the pair's share (at least 0.5 s).
     // Nondeterminism is seen by the extra calls only: such an input is recorded as it is.
+    const auto sh = case_shrinkable(fam_, d_, opts_.seed, k);
     auto [small, steps] =
         v.nondeterministic
             ? std::pair{sh, int64_t{0}}

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "harness/campaign/inject.h"
+#include "harness/campaign/cases.h"
 #include "harness/pipeline/case.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
@@ -28,13 +28,18 @@ Trial in_process(const Family& f, const Target& t, campaign::Generator g, uint64
   Trial tr;
   if (o.budget_inputs <= 0) return tr;
   const auto t0 = Clock::now();
-  campaign::run_cases(f, t, g, seed, cestac::Config{}, o.time_cap_s,
-                      [&](const campaign::CaseRun& c) {
-                        tr.inputs = c.k + 1;
-                        tr.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-                        tr.detected = c.verdict.finding();
-                        return !tr.detected && tr.inputs < o.budget_inputs;
-                      });
+  campaign::CasePlan plan;
+  plan.dtypes = t.dtypes;
+  plan.generator = g;
+  plan.seed = seed;
+  plan.budget_s = o.time_cap_s;
+  plan.last = o.budget_inputs;
+  campaign::run_cases(f, t, plan, [&](const campaign::CaseRun& c) {
+    tr.inputs = c.k + 1;
+    tr.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    tr.detected = c.verdict.finding();
+    return !tr.detected;
+  });
   return tr;
 }
 

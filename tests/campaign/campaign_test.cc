@@ -20,7 +20,6 @@
 #include "harness/campaign/campaign_state.h"
 #include "harness/campaign/merge.h"
 #include "harness/campaign/plan.h"
-#include "harness/core/duration.h"
 #include "reports/json.h"
 #include "stabfuzz/errors.h"
 #include "stabfuzz/family.h"
@@ -45,19 +44,6 @@ std::multiset<std::string> identities(const std::string& dir) {
     out.insert(finding_identity(f));
   EXPECT_TRUE(problems.empty()) << problems.front();
   return out;
-}
-
-TEST(Duration, ParsesUnitsAndRejectsGarbage) {
-  EXPECT_DOUBLE_EQ(parse_duration("90", "--time"), 90);
-  EXPECT_DOUBLE_EQ(parse_duration("90s", "--time"), 90);
-  EXPECT_DOUBLE_EQ(parse_duration("5m", "--time"), 300);
-  EXPECT_DOUBLE_EQ(parse_duration("1h30m", "--time"), 5400);
-  EXPECT_DOUBLE_EQ(parse_duration("1.5h", "--time"), 5400);
-  EXPECT_DOUBLE_EQ(parse_duration("0", "--time"), 0);
-  for (const char* bad : {"", "5x", "-3", "m", "1h30", "abc", "+5m"})
-    EXPECT_THROW(parse_duration(bad, "--time"), InputError) << bad;
-  EXPECT_EQ(format_duration(65), "1m05s");
-  EXPECT_EQ(format_duration(3 * 3600 + 59), "3h01m");
 }
 
 TEST(WorkList, AllNamesAndUnknown) {
@@ -202,21 +188,6 @@ TEST(Rows, CombineCountsMaximaAndMinima) {
   EXPECT_EQ(rows[0].at("inputs_per_regime").at("r").as_number(), 12);
   EXPECT_EQ(rows[0].at("inputs_per_regime").at("s").as_number(), 3);
   EXPECT_EQ(rows[1].at("findings").as_number(), 0);
-}
-
-TEST(CampaignCli, BadInputIsOneLineAndExit2) {
-  const std::string dir = temp_dir("bad");
-  for (const std::string& args :
-       {"campaign --targets nope --runs 5 --out " + dir,
-        "campaign --shard 3/2 --runs 5 --out " + dir, "campaign --time 5x --out " + dir,
-        "campaign --resume --out " + dir + "/none",
-        "campaign --targets var --runs 5 --baseline " + dir + "/missing --out " + dir,
-        "merge --out " + dir, "merge " + dir + "/missing --out " + dir + "/m"}) {
-    const auto o = run_stabfuzz(args);
-    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
-    EXPECT_EQ(testing::count_lines(o.err), 1) << args << "\n" << o.err;
-    EXPECT_NE(o.err.find("stabfuzz: error: "), std::string::npos) << o.err;
-  }
 }
 
 TEST(CampaignRun, CoversTheListWritesEveryOutputAndRefusesToOverwrite) {

@@ -80,14 +80,5 @@ TEST(Table, OneLinePerImplementationOneRowPerDtype) {
   EXPECT_EQ(ls.back().rfind("  f32 ", 0), 0u) << ls.back();
 }
 
-TEST(Wrap, BreaksAtWordsAndIndents) {
-  std::ostringstream os;
-  wrap(os, "head: ", "one two three four", 4, 16);
-  EXPECT_EQ(os.str(), "head: one two\n    three four\n");
-  std::ostringstream unicode;
-  wrap(unicode, "x — ", "ab cd", 2, 9);  // the dash is one column: 9 columns in all
-  EXPECT_EQ(unicode.str(), "x — ab cd\n");
-}
-
 }  // namespace
 }  // namespace stabfuzz::cli

@@ -155,29 +155,6 @@ TEST(RegistryLookup, FindsFamiliesAndTargets) {
   EXPECT_EQ(nt, nullptr);
 }
 
-TEST(DefaultRegistry, HasSoftmaxWithReferenceAndInjectedTargets) {
-  const Registry& r = default_registry();
-  const Family* sm = r.find_family("softmax");
-  ASSERT_NE(sm, nullptr);
-  EXPECT_FALSE(sm->regimes.empty());
-  EXPECT_TRUE(sm->oracle);
-
-  const auto [f1, stable] = r.find_target("softmax/cpu/stable");
-  ASSERT_NE(stable, nullptr);
-  EXPECT_EQ(f1, sm);
-  EXPECT_EQ(stable->kind, TargetKind::reference);
-  EXPECT_FALSE(stable->injection.has_value());
-
-  const auto [f2, naive] = r.find_target("softmax/injected/no_max_subtract");
-  ASSERT_NE(naive, nullptr);
-  EXPECT_EQ(f2, sm);
-  EXPECT_EQ(naive->kind, TargetKind::injected);
-  ASSERT_TRUE(naive->injection.has_value());
-  EXPECT_FALSE(naive->injection->plants.empty());
-  EXPECT_EQ(target_kind_name(naive->kind), "injected");
-  EXPECT_EQ(target_kind_name(stable->kind), "reference");
-}
-
 TEST(RegistryAddTarget, AddsToAKnownFamilyAndRejectsTheRest) {
   Registry r;
   r.add(toy_family());
@@ -200,11 +177,6 @@ TEST(RegistryUnavailable, KeepsWhatIsMissingAndWhy) {
   ASSERT_EQ(r.unavailable().size(), 1u);
   EXPECT_EQ(r.unavailable()[0].reason, "no GPU on this machine");
   EXPECT_EQ(r.find_target("toy/gpu/kernel").second, nullptr);
-}
-
-TEST(DefaultRegistry, EveryTargetIsPrefixedByItsFamily) {
-  for (const Family& f : default_registry().families())
-    for (const Target& t : f.targets) EXPECT_EQ(t.id.rfind(f.name + "/", 0), 0u) << t.id;
 }
 
 }  // namespace

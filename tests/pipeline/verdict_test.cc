@@ -7,7 +7,6 @@
 #include <cmath>
 
 #include "families/regimes.h"
-#include "stabfuzz/errors.h"
 
 namespace stabfuzz {
 namespace {
@@ -252,16 +251,6 @@ TEST(VerdictKind, InfAtTheOverflowThresholdIsALastPlaceError) {
   const Verdict v = judge(f, in, {INFINITY}, exact({1e308}, {1}), nullptr);
   EXPECT_TRUE(v.nonfinite);
   EXPECT_EQ(v.kind, FindingKind::overflow);
-}
-
-TEST(KindSet, ParsesListsAllAndNoneAndRejectsUnknownKinds) {
-  EXPECT_EQ(KindSet::defaults().str(), "accuracy,overflow,nan,nondeterminism,crash,hang");
-  EXPECT_FALSE(KindSet::defaults().has(FindingKind::underflow));
-  EXPECT_EQ(KindSet::parse("underflow,nan").str(), "nan,underflow");
-  EXPECT_EQ(KindSet::parse("all").str(), KindSet::all().str());
-  EXPECT_EQ(KindSet::parse("none").str(), "none");
-  EXPECT_THROW(KindSet::parse("accuracy,typo"), InputError);
-  EXPECT_THROW(KindSet::parse(""), InputError);
 }
 
 }  // namespace

@@ -1,14 +1,12 @@
-// Report serialization: JSON dump/parse, exact hex floats, and the append-only findings file.
+// Report serialization: JSON dump/parse, and old run files read back into the same fields.
 #include "reports/json.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
-#include <unistd.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -283,76 +281,6 @@ TEST(Json, NumbersFollowTheJsonGrammar) {
   // RFC 8259 section 6: no plus sign, leading zeros, bare dots or empty exponents.
   for (const char* text : {"+1", "01", ".5", "1.", "-.5", "1e", "1e+", "-", "0x10", "--1"})
     EXPECT_THROW(json::parse(text), ParseError) << text;
-}
-
-TEST(HexFloat, ExactTextForKnownValues) {
-  EXPECT_EQ(reports::hex_float(3.0), "0x1.8p+1");
-  EXPECT_EQ(reports::hex_float(-0.5), "-0x1p-1");
-  EXPECT_EQ(reports::hex_float(INFINITY), "inf");
-  EXPECT_EQ(reports::hex_float(-INFINITY), "-inf");
-  EXPECT_EQ(reports::hex_float(NAN), "nan");
-  EXPECT_EQ(reports::parse_float("0x1.8p+1"), 3.0);
-  EXPECT_EQ(reports::parse_float("1.25"), 1.25);
-  EXPECT_EQ(reports::parse_float("-inf"), -INFINITY);
-  for (const char* bad : {"", "abc", "1.0x", "0x", "1e5 ", "--1"})
-    EXPECT_THROW(reports::parse_float(bad), ParseError) << "'" << bad << "'";
-  for (double d : {0.0, -0.0, 5e-324, -5e-324, 0x1p-1022, 1.7976931348623157e308, 0.1})
-    EXPECT_TRUE(same_bits(reports::parse_float(reports::hex_float(d)), d)) << d;
-}
-
-RC_GTEST_PROP(HexFloatProp, ParseFloatInvertsHexFloat, ()) {
-  // Raw bit patterns cover subnormals, both zeros and NaNs; infinities are added explicitly.
-  const double d = *rc::gen::weightedOneOf<double>(
-      {{8, rc::gen::map(any_bits(), [](uint64_t b) { return std::bit_cast<double>(b); })},
-       {1, rc::gen::element(kInf, -kInf, kNaN, -kNaN)}});
-  const double back = reports::parse_float(reports::hex_float(d));
-  if (std::isnan(d))
-    RC_ASSERT(std::isnan(back));
-  else
-    RC_ASSERT(same_bits(back, d));
-}
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-TEST(FindingsWriter, AppendsOneParseableLinePerFinding) {
-  const std::string path = testing::TempDir() + "findings_" + std::to_string(::getpid()) + ".jsonl";
-  std::remove(path.c_str());
-  {
-    reports::FindingsWriter w(path);
-    EXPECT_EQ(w.path(), path);
-    for (int i = 0; i < 3; ++i) {
-      Value f;
-      f.set("index", i);
-      f.set("note", "multi\nline");  // escaped: still one line
-      f.set("exact", reports::hex_float(0.1 * i));
-      w.append(f);
-      // Flushed before append returns: visible to a reader while the writer is open.
-      EXPECT_EQ(read_lines(path).size(), static_cast<size_t>(i + 1));
-    }
-  }
-  const auto lines = read_lines(path);
-  ASSERT_EQ(lines.size(), 3u);
-  for (int i = 0; i < 3; ++i) {
-    const Value f = json::parse(lines[static_cast<size_t>(i)]);
-    EXPECT_EQ(f.at("index").as_number(), i);
-    EXPECT_EQ(f.at("note").as_string(), "multi\nline");
-    EXPECT_EQ(reports::parse_float(f.at("exact").as_string()), 0.1 * i);
-  }
-  {  // A second writer appends rather than truncates.
-    reports::FindingsWriter w(path);
-    w.append(Value(Object{{"index", 3}}));
-  }
-  EXPECT_EQ(read_lines(path).size(), 4u);
-  std::remove(path.c_str());
-}
-
-TEST(FindingsWriter, UnwritablePathThrows) {
-  EXPECT_ANY_THROW(reports::FindingsWriter("/nonexistent-dir/sub/findings.jsonl"));
 }
 
 // Every field the reports read from a run, one per line, doubles as exact hex floats.

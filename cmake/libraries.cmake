@@ -139,12 +139,17 @@ if(NOT STABFUZZ_ONNX STREQUAL "OFF")
     set(STABFUZZ_HAVE_ONNX ON)
     target_sources(stabfuzz_core PRIVATE harness/onnx/model.cc harness/onnx/infer.cc
                                          harness/onnx/testdata.cc harness/onnx/export.cc
-                                         harness/onnx/fuzz.cc harness/onnx/npy.cc)
+                                         harness/onnx/fuzz.cc harness/onnx/npy.cc
+                                         harness/onnx/train.cc harness/onnx/train_command.cc
+                                         harness/onnx/cost.cc)
     target_link_libraries(stabfuzz_core PRIVATE onnx_proto)
+    # The example models `bench --suite monitor` times when ./examples/models is not there.
+    set_source_files_properties(harness/onnx/cost.cc PROPERTIES
+      COMPILE_DEFINITIONS "STABFUZZ_EXAMPLES_DIR=\"${CMAKE_SOURCE_DIR}/examples/models\"")
     # Only the files that ask (and tests/onnx/): a PUBLIC definition would recompile everything
     # when libonnx-dev comes.
     set_property(SOURCE harness/monitor/infer.cc harness/monitor/command.cc
-                 harness/cli/monitor_command.cc APPEND PROPERTY
+                 harness/cli/monitor_command.cc harness/cli/commands.cc APPEND PROPERTY
                  COMPILE_DEFINITIONS STABFUZZ_HAVE_ONNX=1)
   elseif(STABFUZZ_ONNX STREQUAL "ON")
     message(FATAL_ERROR "STABFUZZ_ONNX=ON but ONNX was not found (libonnx-dev)")

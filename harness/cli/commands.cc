@@ -10,6 +10,9 @@
 #include "harness/bench/calibrate.h"
 #include "harness/bench/cestac_suite.h"
 #include "harness/bench/user_suite.h"
+#ifdef STABFUZZ_HAVE_ONNX
+#include "harness/onnx/cost.h"
+#endif
 #include "harness/campaign/inject.h"
 #include "harness/cli/command.h"
 #include "harness/cli/common.h"
@@ -281,14 +284,16 @@ class BenchCommand final : public Command {
   }
   const char* usage() const override {
     return "stabfuzz bench [--budget-s S] [--json PATH]\n"
-           "stabfuzz bench --suite user [--dtype D] [--budget-s S] [--json PATH]";
+           "stabfuzz bench --suite user [--dtype D] [--budget-s S] [--json PATH]\n"
+           "stabfuzz bench --suite monitor [--json PATH]";
   }
   po::options_description options() override {
     po::options_description d("Options");
     flag::value(d, "suite", &suite_, "engine", "NAME",
                 "engine: the project's kernels, the oracle's cost, fuzz throughput; user: plain "
                 "user-written kernels (softmax ... MLP step) in f64, f32, f16, bf16, native vs "
-                "CESTAC, min and median over repeats");
+                "CESTAC, min and median over repeats; monitor: the ONNX example models' inference "
+                "and training step monitored vs native");
     flag::value<double>(d, "budget-s", &budget_s_, 0.0, "S",
                         "about the seconds the whole bench takes (0: 0.2 s per timing, about a "
                         "minute; under 5: fewer oracle inputs and fuzz seconds; --suite user: "
@@ -303,6 +308,7 @@ class BenchCommand final : public Command {
 
  private:
   int run_user_suite() const;
+  int run_monitor_suite() const;
   std::string suite_ = "engine";
   std::string dtype_ = "all";
   double budget_s_ = 0;
@@ -325,10 +331,28 @@ int BenchCommand::run_user_suite() const {
   return 0;
 }
 
+// --suite monitor: the ONNX monitor's inference and training step against the native interpreter.
+int BenchCommand::run_monitor_suite() const {
+#ifdef STABFUZZ_HAVE_ONNX
+  std::ostream& progress = progress_stream(quiet_);
+  progress << "stabfuzz bench --suite monitor: ms per inference and per training step, native vs "
+              "monitored (Stoch<float, 3>, every node traced), min over 5 repeats"
+           << std::endl;
+  const auto rows = onnx::monitor_costs("", 5, progress);
+  onnx::print_monitor_costs(rows, std::cout);
+  if (!json_.empty()) emit_json(json_, onnx::monitor_costs_json(rows));
+  return 0;
+#else
+  throw InputError("bench --suite monitor: built without ONNX (ci/bootstrap installs libonnx-dev)");
+#endif
+}
+
 int BenchCommand::run(const Invocation& inv) {
   no_arguments("bench", inv.args.size());
   if (suite_ == "user") return run_user_suite();
-  if (suite_ != "engine") throw InputError("--suite: engine or user, not '" + suite_ + "'");
+  if (suite_ == "monitor") return run_monitor_suite();
+  if (suite_ != "engine")
+    throw InputError("--suite: engine, user or monitor, not '" + suite_ + "'");
   if (dtype_ != "all") throw InputError("--dtype needs --suite user");
   bench::Options bo;
   if (budget_s_ > 0) bo.seconds_per_measurement = budget_s_ / 24;  // 12 kernels x native, cestac

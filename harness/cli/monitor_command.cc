@@ -26,12 +26,15 @@ class MonitorCommand final : public Command {
                   : "train a small model under CESTAC: digits, polluting operation";
   }
   const char* usage() const override {
-    return sweep_ ? "stabfuzz monitor sweep [--lr-grid A,B,..] [--k-list 1,3,5,7] [--init-seeds "
-                    "N] [train's flags]"
+    return sweep_ ? "stabfuzz monitor sweep [--lr-grid A,B,..] [--wd-grid A,B,..] [--k-list "
+                    "1,3,5,7] [--init-seeds N] [train's flags]"
                   : "stabfuzz monitor train [--model mlp|cnn] [--data digits|fashion-mnist] [--lr "
                     "X] [--steps N]\n"
                     "                       [--loss ce|mse|ce-naive] [--batch B] [--seed S] "
-                    "[--out DIR]";
+                    "[--out DIR]\n"
+                    "  stabfuzz monitor train --model M.onnx [--data "
+                    "digits|X.npy,Y.npy|IMAGES,LABELS] "
+                    "[--optimizer sgd|adam] [train's flags]";
   }
   po::options_description options() override;
   int run(const Invocation&) override {
@@ -46,9 +49,15 @@ class MonitorCommand final : public Command {
 
 po::options_description MonitorCommand::options() {
   po::options_description d("Options");
-  flag::value(d, "model", &a_.model, "mlp", "mlp|cnn",
-              "the model (mlp: features-32-10 tanh; cnn: 4 3x3 filters, tanh, linear)");
-  flag::value(d, "data", &a_.data, "digits", "digits|fashion-mnist", "the dataset");
+  flag::value(d, "model", &a_.model, "mlp", "mlp|cnn|M.onnx",
+              "the model (mlp: features-32-10 tanh; cnn: 4 3x3 filters, tanh, linear; or an ONNX "
+              "graph whose floating-point initializers are trained: docs/monitor.md)");
+  flag::value(d, "data", &a_.data, "digits", "digits|fashion-mnist|X.npy,Y.npy|IMAGES,LABELS",
+              "the dataset; with an ONNX graph also NumPy rows and integer labels or IDX image "
+              "and label files (every fifth row is the test set)");
+  if (!sweep_)
+    flag::value(d, "optimizer", &a_.optimizer, "sgd", "sgd|adam",
+                "with an ONNX graph: SGD (with --momentum) or Adam (betas 0.9, 0.999, eps 1e-8)");
   flag::value<double>(d, "lr", &a_.lr, 0.5, "X", "the learning rate");
   flag::value<int64_t>(d, "steps", &a_.steps, 200, "N", "training steps");
   flag::value(d, "loss", &a_.loss, "ce", "ce|mse|ce-naive",
@@ -75,6 +84,9 @@ po::options_description MonitorCommand::options() {
                    : "output directory (default: runs/monitor-<model>-<data>-lr<lr>-s<seed>)");
   if (sweep_) {
     flag::value(d, "lr-grid", &a_.lr_grid, "0.25,0.5,1,2,4", "A,B,..", "learning rates");
+    flag::value(d, "wd-grid", &a_.wd_grid, "0", "A,B,..",
+                "weight decays (L2); every learning rate runs with each: the lr x weight-decay "
+                "table");
     flag::value(d, "k-list", &a_.k_list, "1,3,5,7", "K,..",
                 "the k-trick's factors, update (lr k) (g / k)");
     flag::value<int>(d, "init-seeds", &a_.init_seeds, 4, "N",

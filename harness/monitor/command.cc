@@ -3,6 +3,7 @@
 
 #ifdef STABFUZZ_HAVE_ONNX
 #include "harness/onnx/export.h"
+#include "harness/onnx/train.h"
 #endif
 
 #include <cmath>
@@ -48,7 +49,47 @@ TrainConfig config_from(const MonitorArgs& o, const Dataset& train) {
 
 }  // namespace
 
+#ifdef STABFUZZ_HAVE_ONNX
+// `monitor train --model M.onnx`: the graph's own weights trained (harness/onnx/train.h).
+static int train_onnx(const MonitorArgs& o) {
+  onnx::TrainOptions t;
+  t.loss = parse_loss(o.loss);
+  t.optimizer = onnx::parse_optimizer(o.optimizer.empty() ? "sgd" : o.optimizer);
+  t.lr = o.lr;
+  t.momentum = o.momentum;
+  t.weight_decay = o.weight_decay;
+  t.steps = o.steps;
+  t.batch = o.batch;
+  t.seed = o.seed;
+  if (o.precision != "f32" && o.precision != "f64")
+    throw InputError("unknown precision '" + o.precision + "' (f32, f64)");
+  t.f64 = o.precision == "f64";
+  t.delta = o.delta;
+  const std::string stem = std::filesystem::path(o.model).stem().string();
+  const std::string data =
+      o.data.find(',') == std::string::npos
+          ? o.data
+          : std::filesystem::path(o.data.substr(0, o.data.find(','))).stem().string();
+  const std::string out = !o.out.empty() ? o.out
+                                         : "runs/monitor-" + stem + "-" + data + "-lr" + num(t.lr) +
+                                               "-s" + std::to_string(t.seed);
+  return onnx::train_command(o.model, o.data, t, o.max_train, out);
+}
+#endif
+
 int train_command(const MonitorArgs& o) {
+  if (o.model.size() > 5 && o.model.compare(o.model.size() - 5, 5, ".onnx") == 0) {
+#ifdef STABFUZZ_HAVE_ONNX
+    return train_onnx(o);
+#else
+    throw InputError("monitor train --model " + o.model +
+                     ": built without ONNX (ci/bootstrap installs libonnx-dev)");
+#endif
+  }
+  if (!o.optimizer.empty() && o.optimizer != "sgd")
+    throw InputError("--optimizer " + o.optimizer +
+                     " is for ONNX graphs (--model M.onnx); the "
+                     "built-in models train with SGD");
   const Split data = load_dataset(o.data, o.max_train);
   const TrainConfig c = config_from(o, data.train);
   const std::string out = !o.out.empty() ? o.out
@@ -126,13 +167,15 @@ int sweep_command(const MonitorArgs& o) {
       throw InputError("--k-list: k must be a whole number 1..1000");
     s.ks.push_back(static_cast<int>(k));
   }
+  s.wds = parse_number_list(o.wd_grid.empty() ? "0" : o.wd_grid, "wd-grid", true);
   if (o.init_seeds < 0 || o.init_seeds > 100) throw InputError("--init-seeds must be 0..100");
   s.init_seeds = o.init_seeds;
   const std::string out = !o.out.empty() ? o.out
                                          : "runs/monitor-sweep-" + o.model + "-" + o.data + "-s" +
                                                std::to_string(s.base.seed);
   std::cerr << "stabfuzz monitor sweep: " << o.model << " on " << o.data << ", " << s.lrs.size()
-            << " learning rates, " << s.base.steps << " steps, seed " << s.base.seed << std::endl;
+            << " learning rates x " << s.wds.size() << " weight decays, " << s.base.steps
+            << " steps, seed " << s.base.seed << std::endl;
   const auto rows = run_sweep(s, data, std::cerr);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);

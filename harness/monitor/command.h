@@ -9,8 +9,9 @@ namespace stabfuzz::monitor {
 
 // The settings of `monitor train` and `monitor sweep`, as the flags give them.
 struct MonitorArgs {
-  std::string model;      // mlp | cnn
-  std::string data;       // digits | fashion-mnist
+  std::string model;      // mlp | cnn | an ONNX graph (.onnx)
+  std::string data;       // digits | fashion-mnist | X.npy,Y.npy | IMAGES,LABELS (IDX)
+  std::string optimizer;  // sgd | adam (ONNX graphs)
   std::string loss;       // ce | mse | ce-naive
   std::string precision;  // f32 | f64
   double lr = 0, momentum = 0, weight_decay = 0, delta = 0;
@@ -19,7 +20,7 @@ struct MonitorArgs {
   int cancel_digits = 0;
   std::string out;  // empty: runs/monitor-...
   // monitor sweep
-  std::string lr_grid, k_list;
+  std::string lr_grid, k_list, wd_grid;
   int init_seeds = 0;
 };
 

@@ -20,6 +20,8 @@ std::string num(double v) {
   return b;
 }
 
+}  // namespace
+
 json::Value pollution_json(const Pollution& p) {
   json::Value j;
   j.set("step", p.step);
@@ -33,8 +35,6 @@ json::Value pollution_json(const Pollution& p) {
   j.set("explained_digits", p.explained_digits);
   return j;
 }
-
-}  // namespace
 
 double mean_of(const std::vector<double>& v) {
   double s = 0;
@@ -130,10 +130,12 @@ std::string steps_csv(const TrainResult& r) {
   return os.str();
 }
 
-std::string ops_csv(const TrainResult& r) {
+std::string ops_csv(const TrainResult& r) { return ops_csv(r.ops); }
+
+std::string ops_csv(const std::vector<OpStats>& ops) {
   std::ostringstream os;
   os << "step,layer,phase,op,site,elements,digits_min,digits_p10,digits_mean,polluted\n";
-  for (const auto& o : r.ops)
+  for (const auto& o : ops)
     os << o.step << ',' << o.layer << ',' << phase_name(o.phase) << ',' << o.op << ',' << o.site
        << ',' << o.elements << ',' << num(o.min) << ',' << num(o.p10) << ',' << num(o.mean) << ','
        << o.polluted << '\n';

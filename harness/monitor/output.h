@@ -13,6 +13,10 @@ namespace stabfuzz::monitor {
 json::Value train_json(const TrainResult& r);
 std::string steps_csv(const TrainResult& r);
 std::string ops_csv(const TrainResult& r);
+// One row per operation and step: step,layer,phase,op,site,elements,digits_min,p10,mean,polluted.
+std::string ops_csv(const std::vector<OpStats>& ops);
+// The polluting operation: step, layer, phase, op, site, element, value, digits, explained.
+json::Value pollution_json(const Pollution& p);
 // Weights' digits vs step per layer, lambda lr vs the limit 2, loss vs step, and the
 // (layer, phase, operation) x step heatmap of digits with the polluting operation marked.
 std::string render_train_html(const TrainResult& r);

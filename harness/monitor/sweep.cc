@@ -29,7 +29,8 @@ double spread(const std::vector<double>& v) {
 
 }  // namespace
 
-std::vector<double> parse_number_list(const std::string& s, const std::string& flag) {
+std::vector<double> parse_number_list(const std::string& s, const std::string& flag,
+                                      bool allow_zero) {
   std::vector<double> out;
   size_t pos = 0;
   while (pos <= s.size()) {
@@ -37,52 +38,60 @@ std::vector<double> parse_number_list(const std::string& s, const std::string& f
     const std::string cell = s.substr(pos, comma - pos);
     char* end = nullptr;
     const double v = std::strtod(cell.c_str(), &end);
-    if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v) || v <= 0)
-      throw InputError("--" + flag + ": expected positive numbers separated by commas, got '" + s +
-                       "'");
+    if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v) || v < 0 ||
+        (v == 0 && !allow_zero))
+      throw InputError("--" + flag + ": expected " + (allow_zero ? "non-negative" : "positive") +
+                       " numbers separated by commas, got '" + s + "'");
     out.push_back(v);
     pos = comma + 1;
   }
   return out;
 }
 
+// One cell of the sweep: the CESTAC run at (lr, wd) and its native k-trick and seed runs.
+static SweepRow sweep_row(const SweepConfig& cfg, const Split& data, double lr, double wd,
+                          std::ostream& progress) {
+  SweepRow row;
+  row.lr = lr;
+  row.wd = wd;
+  TrainConfig c = cfg.base;
+  c.lr = lr;
+  c.weight_decay = wd;
+  c.trace = false;  // the sweep needs the weights and samples, not every operation's digits
+  row.cestac = train_cestac(c, data);
+  progress << "  lr " << num(lr) << (wd > 0 ? ", weight decay " + num(wd) : "") << ": CESTAC "
+           << num(row.cestac.seconds, "%.1f") << " s, loss " << num(row.cestac.train_loss_final)
+           << ", lr*lambda0 " << num(lr * row.cestac.lambda0) << std::endl;
+  TrainConfig n = c;
+  n.sharpness_every = 0;
+  for (int k : cfg.ks) {
+    n.k = k;
+    n.init_seed = 0;
+    const TrainResult r = train_native(n, data);
+    row.acc_k.push_back(r.test_accuracy.at(0));
+    row.loss_k.push_back(r.train_loss_final);
+  }
+  n.k = 1;
+  for (int s = 1; s <= cfg.init_seeds; ++s) {
+    n.init_seed = cfg.base.seed + static_cast<uint64_t>(s);
+    row.acc_seeds.push_back(train_native(n, data).test_accuracy.at(0));
+  }
+  return row;
+}
+
 std::vector<SweepRow> run_sweep(const SweepConfig& cfg, const Split& data, std::ostream& progress) {
   std::vector<SweepRow> rows;
-  for (double lr : cfg.lrs) {
-    SweepRow row;
-    row.lr = lr;
-    TrainConfig c = cfg.base;
-    c.lr = lr;
-    c.trace = false;  // the sweep needs the weights and samples, not every operation's digits
-    row.cestac = train_cestac(c, data);
-    progress << "  lr " << num(lr) << ": CESTAC " << num(row.cestac.seconds, "%.1f") << " s, loss "
-             << num(row.cestac.train_loss_final) << ", lr*lambda0 " << num(lr * row.cestac.lambda0)
-             << std::endl;
-    TrainConfig n = c;
-    n.sharpness_every = 0;
-    for (int k : cfg.ks) {
-      n.k = k;
-      n.init_seed = 0;
-      const TrainResult r = train_native(n, data);
-      row.acc_k.push_back(r.test_accuracy.at(0));
-      row.loss_k.push_back(r.train_loss_final);
-    }
-    n.k = 1;
-    for (int s = 1; s <= cfg.init_seeds; ++s) {
-      n.init_seed = cfg.base.seed + static_cast<uint64_t>(s);
-      row.acc_seeds.push_back(train_native(n, data).test_accuracy.at(0));
-    }
-    rows.push_back(std::move(row));
-  }
+  for (double lr : cfg.lrs)
+    for (double wd : cfg.wds) rows.push_back(sweep_row(cfg, data, lr, wd, progress));
   return rows;
 }
 
 std::string sweep_table(const std::vector<SweepRow>& rows) {
   std::ostringstream os;
   char line[512];
-  std::snprintf(line, sizeof line, "%8s %9s %9s %10s %10s %9s %9s %11s %11s %11s %9s\n", "lr",
-                "lr*lam0", "lr*lamMax", "loss", "W digits", "W dmin", "relL1", "acc spread",
-                "acc std(k)", "std(seeds)", "loss(k)max");
+  std::snprintf(line, sizeof line, "%8s %7s %9s %12s %10s %10s %9s %9s %11s %11s %11s %9s\n", "lr",
+                "wd", "lr*lam0", "lr*(lMax+wd)", "loss", "W digits", "W dmin", "relL1",
+                "acc spread", "acc std(k)", "std(seeds)", "loss(k)max");
   os << line;
   for (const auto& r : rows) {
     const auto& c = r.cestac;
@@ -90,8 +99,9 @@ std::string sweep_table(const std::vector<SweepRow>& rows) {
     double lk = 0;
     for (double l : r.loss_k) lk = std::max(lk, l);
     std::snprintf(
-        line, sizeof line, "%8s %9s %9s %10s %10s %9s %9s %11s %11s %11s %9s\n", num(r.lr).c_str(),
-        num(r.lr * c.lambda0).c_str(), num(r.lr * c.lambda_max).c_str(),
+        line, sizeof line, "%8s %7s %9s %12s %10s %10s %9s %9s %11s %11s %11s %9s\n",
+        num(r.lr).c_str(), num(r.wd, "%g").c_str(), num(r.lr * c.lambda0).c_str(),
+        num(r.lr * (c.lambda_max + r.wd)).c_str(),
         (c.diverged_at >= 0 ? "div@" + std::to_string(c.diverged_at) : num(last.loss, "%.4g"))
             .c_str(),
         num(last.weight_digits_mean, "%.2f").c_str(), num(last.weight_digits_min, "%.2f").c_str(),
@@ -105,7 +115,8 @@ std::string sweep_table(const std::vector<SweepRow>& rows) {
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
   std::ostringstream os;
-  os << "lr,lambda0,lambda_max,lr_lambda0,final_loss,final_loss_digits,weight_digits_mean,weight_"
+  os << "lr,weight_decay,lambda0,lambda_max,lr_lambda0,final_loss,final_loss_digits,weight_digits_"
+        "mean,weight_"
         "digits_min,rel_l1,"
         "acc_mean_samples,acc_spread_samples,acc_std_samples,acc_std_k,acc_std_seeds,acc_k,acc_"
         "seeds\n";
@@ -117,14 +128,14 @@ std::string sweep_csv(const std::vector<SweepRow>& rows) {
       for (double x : v) s += (s.empty() ? "" : " ") + num(x, "%.4f");
       return s;
     };
-    os << num(r.lr, "%g") << ',' << num(c.lambda0, "%.6g") << ',' << num(c.lambda_max, "%.6g")
-       << ',' << num(r.lr * c.lambda0, "%.6g") << ',' << num(last.loss, "%.6g") << ','
-       << num(last.loss_digits, "%.3f") << ',' << num(last.weight_digits_mean, "%.3f") << ','
-       << num(last.weight_digits_min, "%.3f") << ',' << num(last.rel_l1, "%.3g") << ','
-       << num(mean_of(c.test_accuracy), "%.4f") << ',' << num(spread(c.test_accuracy), "%.4f")
-       << ',' << num(std_of(c.test_accuracy), "%.4f") << ',' << num(std_of(r.acc_k), "%.4f") << ','
-       << num(std_of(r.acc_seeds), "%.4f") << ',' << joined(r.acc_k) << ',' << joined(r.acc_seeds)
-       << '\n';
+    os << num(r.lr, "%g") << ',' << num(r.wd, "%g") << ',' << num(c.lambda0, "%.6g") << ','
+       << num(c.lambda_max, "%.6g") << ',' << num(r.lr * c.lambda0, "%.6g") << ','
+       << num(last.loss, "%.6g") << ',' << num(last.loss_digits, "%.3f") << ','
+       << num(last.weight_digits_mean, "%.3f") << ',' << num(last.weight_digits_min, "%.3f") << ','
+       << num(last.rel_l1, "%.3g") << ',' << num(mean_of(c.test_accuracy), "%.4f") << ','
+       << num(spread(c.test_accuracy), "%.4f") << ',' << num(std_of(c.test_accuracy), "%.4f") << ','
+       << num(std_of(r.acc_k), "%.4f") << ',' << num(std_of(r.acc_seeds), "%.4f") << ','
+       << joined(r.acc_k) << ',' << joined(r.acc_seeds) << '\n';
   }
   return os.str();
 }
@@ -152,6 +163,8 @@ json::Value sweep_json(const SweepConfig& cfg, const std::vector<SweepRow>& rows
     const StepRecord& last = c.steps.back();
     json::Value jr;
     jr.set("lr", r.lr);
+    jr.set("weight_decay", r.wd);
+    jr.set("lr_lambda_max_plus_wd", r.lr * (c.lambda_max + r.wd));
     jr.set("lambda0", c.lambda0);
     jr.set("lambda_max", c.lambda_max);
     jr.set("lr_lambda0", r.lr * c.lambda0);
@@ -201,7 +214,7 @@ std::string render_sweep_html(const SweepConfig& cfg, const std::vector<SweepRow
   std::vector<svg::Point> digits, rel, acc;
   for (const auto& r : rows) {
     const double x = r.lr * r.cestac.lambda0;
-    const std::string t = "lr " + num(r.lr);
+    const std::string t = "lr " + num(r.lr) + (r.wd > 0 ? ", wd " + num(r.wd) : "");
     if (r.cestac.diverged_at < 0) {  // a diverged run's weights are NaN: nothing to plot
       digits.push_back({x, "", r.cestac.steps.back().weight_digits_mean, "mean", t});
       digits.push_back({x, "", r.cestac.steps.back().weight_digits_min, "min", t});

@@ -28,6 +28,9 @@ Model export_model(const monitor::ModelFile& m) {
   g.opset = 17;
   g.inputs = {"x"};
   g.input_types["x"] = static_cast<int32_t>(e);
+  g.input_shapes["x"] = s.kind == monitor::ModelKind::mlp
+                            ? std::vector<int64_t>{-1, F}
+                            : std::vector<int64_t>{-1, 1, s.height, s.width};
   g.outputs = {"probabilities"};
   const auto& p = m.params;
   g.initializers["b1"] = tensor(e, {static_cast<int64_t>(p.b1.size())}, p.b1);

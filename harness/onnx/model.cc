@@ -250,6 +250,11 @@ Model parse_model(const std::string& bytes, const std::string& path) {
     if (!m.initializers.count(i.name())) {
       m.inputs.push_back(i.name());
       m.input_types[i.name()] = i.type().has_tensor_type() ? i.type().tensor_type().elem_type() : 0;
+      if (i.type().has_tensor_type() && i.type().tensor_type().has_shape()) {
+        auto& shape = m.input_shapes[i.name()];
+        for (const auto& d : i.type().tensor_type().shape().dim())
+          shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      }
       known.insert(i.name());
     }
   for (const auto& o : g.output()) m.outputs.push_back(o.name());
@@ -305,9 +310,20 @@ void write_model(const Model& m, const std::string& path) {
   for (const auto& [name, t] : m.initializers) to_proto(t, name, *g->add_initializer());
   for (const auto& i : m.inputs) {
     const auto it = m.input_types.find(i);
+    auto* v = g->add_input();
     value_info(
-        g->add_input(), i,
+        v, i,
         it != m.input_types.end() && it->second ? static_cast<Elem>(it->second) : Elem::float32);
+    if (const auto sh = m.input_shapes.find(i); sh != m.input_shapes.end()) {
+      auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
+      for (int64_t d : sh->second) {
+        auto* dim = shape->add_dim();
+        if (d >= 0)
+          dim->set_dim_value(d);
+        else
+          dim->set_dim_param("N");
+      }
+    }
   }
   for (const auto& o : m.outputs) value_info(g->add_output(), o, Elem::float32);
   for (const auto& n : m.nodes) {

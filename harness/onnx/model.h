@@ -83,6 +83,8 @@ struct Model {
   std::map<std::string, HostTensor> initializers;
   std::vector<std::string> inputs;             // graph inputs that are not initializers
   std::map<std::string, int32_t> input_types;  // their declared element types (0: none given)
+  // Their declared shapes, where given: -1 for a dimension without a value (a batch axis N).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
   std::vector<std::string> outputs;
 };
 

@@ -43,6 +43,24 @@ double value_of(const S& x) requires requires {
 }
 { return x.mean(); }
 
+// An exact zero: every sample of a CESTAC value is +-0 (read without a comparison that CESTAC would
+// judge); native zeros likewise. Other scalar types (Big, Prop) never skip work on it.
+inline bool exact_zero(double x) { return x == 0; }
+inline bool exact_zero(float x) { return x == 0; }
+template <class S>
+bool exact_zero(const S& x) {
+  if constexpr (requires {
+                  S::kLanes;
+                  x.s[0];
+                }) {
+    for (int i = 0; i < S::kLanes; ++i)
+      if (x.s[i] != 0) return false;
+    return true;
+  } else {
+    return false;
+  }
+}
+
 template <class T>
 using Values = std::map<std::string, Tensor<T>>;
 

@@ -41,7 +41,8 @@ TEST(ReplayCommand, NeedsAFile) {
 }
 
 TEST(BenchCommand, SuiteAndDtype) {
-  EXPECT_EQ(dispatch_error({"bench", "--suite", "other"}), "--suite: engine or user, not 'other'");
+  EXPECT_EQ(dispatch_error({"bench", "--suite", "other"}),
+            "--suite: engine, user or monitor, not 'other'");
   EXPECT_EQ(dispatch_error({"bench", "--dtype", "f32"}), "--dtype needs --suite user");
 }
 

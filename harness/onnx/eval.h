@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/onnx/layout.h"
 #include "harness/onnx/model.h"
 #include "harness/onnx/ops.h"
 #include "harness/onnx/tensor.h"
@@ -35,7 +36,7 @@ inline const std::vector<std::string>& supported_ops() {
       "LayerNormalization", "BatchNormalization", "Conv", "MaxPool", "AveragePool",
       "GlobalAveragePool", "ReduceSum", "ReduceMean", "ReduceMax", "Reshape", "Flatten",
       "Transpose", "Squeeze", "Unsqueeze", "Concat", "Gather", "Slice", "Expand", "Shape", "Cast",
-      "Identity", "Constant"};
+      "Identity", "Constant", "Split", "Pad", "Tile", "ArgMax", "ArgMin"};
   // clang-format on
   return ops;
 }
@@ -258,6 +259,9 @@ class Interpreter {
   static std::optional<Tensor<T>> run_data(const Node& n, Values& vals) {
     const std::string& op = n.op;
     if (op == "Slice") return slice(n, vals);
+    if (op == "Pad") return pad(n, vals);
+    if (op == "Tile") return tile(n, vals);
+    if (op == "ArgMax" || op == "ArgMin") return arg_extreme(n, vals, op == "ArgMax");
     if (op == "Concat") return concat(n, vals);
     if (op == "Gather") return gather(n, vals);
     if (op == "Cast") {
@@ -337,6 +341,12 @@ class Interpreter {
       vals[n.out[0]] = std::move(t);
     };
     const std::string& op = n.op;
+    if (op == "Split") {
+      auto outs = split(n, vals);
+      for (size_t k = 0; k < n.out.size(); ++k)
+        if (!n.out[k].empty()) vals[n.out[k]] = std::move(outs[k]);
+      return;
+    }
     if (op == "LayerNormalization") {
       auto outs = layer_norm(n, vals);
       for (size_t k = 0; k < n.out.size() && k < 3; ++k)

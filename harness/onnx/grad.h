@@ -276,7 +276,7 @@ class Grad {
     const int64_t group = n.i("group", 1);
     const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
     const int64_t M = wt.shape[0], CG = wt.shape[1];
-    const Window w = window(n, wt.shape[2], wt.shape[3]);
+    const Window w = window(n, wt.shape[2], wt.shape[3], H, W);
     const int64_t OH = w.oh(H), OW = w.ow(W);
     if (gy.size() != static_cast<size_t>(N * M * OH * OW)) fail(n, "gradient of another shape");
     Tensor<T> gx{x.shape, std::vector<T>(x.size(), T(0.0)), x.elem};
@@ -317,9 +317,9 @@ class Grad {
     const bool max = n.op == "MaxPool";
     const auto k = n.ints("kernel_shape");
     if (x.shape.size() != 4 || k.size() != 2) fail(n, "only 2-D pooling is supported");
-    const Window w = window(n, k[0], k[1]);
-    const bool include_pad = n.i("count_include_pad", 0) != 0;
     const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    const Window w = window(n, k[0], k[1], H, W);
+    const bool include_pad = n.i("count_include_pad", 0) != 0;
     const int64_t OH = w.oh(H), OW = w.ow(W);
     Tensor<T> gx{x.shape, std::vector<T>(x.size(), T(0.0)), x.elem};
     size_t o = 0;

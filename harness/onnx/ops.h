@@ -185,9 +185,13 @@ struct Window {
   int64_t oh(int64_t h) const { return (h + pt + pb - dh * (kh - 1) - 1) / sh + 1; }
   int64_t ow(int64_t w) const { return (w + pl + pr - dw * (kw - 1) - 1) / sw + 1; }
 };
-inline Window window(const Node& n, int64_t kh, int64_t kw) {
+// The window of a convolution or pooling over an H x W input: explicit pads, or auto_pad's
+// SAME_UPPER / SAME_LOWER (output ceil(in / stride), the odd pad at the end / the start) or VALID
+// (none).
+inline Window window(const Node& n, int64_t kh, int64_t kw, int64_t H, int64_t W) {
   const auto& ap = n.attrs.count("auto_pad") ? n.attrs.at("auto_pad").s : std::string("NOTSET");
-  if (!ap.empty() && ap != "NOTSET") fail(n, "auto_pad " + ap + " is not supported");
+  if (!ap.empty() && ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
+    fail(n, "auto_pad " + ap + " is not supported");
   if (n.i("ceil_mode", 0)) fail(n, "ceil_mode 1 is not supported");
   Window w{kh, kw};
   const auto st = n.ints("strides"), pads = n.ints("pads"), dil = n.ints("dilations");
@@ -200,6 +204,17 @@ inline Window window(const Node& n, int64_t kh, int64_t kw) {
   if (w.kh < 1 || w.kw < 1 || w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1 || w.pt < 0 ||
       w.pl < 0 || w.pb < 0 || w.pr < 0)
     fail(n, "kernel, strides and dilations must be positive and pads not negative");
+  if (ap == "VALID") w.pt = w.pl = w.pb = w.pr = 0;
+  if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+    auto same = [&](int64_t len, int64_t k, int64_t s, int64_t d, int64_t& lo, int64_t& hi) {
+      const int64_t out = (len + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - len);
+      lo = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
+      hi = total - lo;
+    };
+    same(H, w.kh, w.sh, w.dh, w.pt, w.pb);
+    same(W, w.kw, w.sw, w.dw, w.pl, w.pr);
+  }
   return w;
 }
 template <class T>
@@ -211,7 +226,7 @@ Tensor<T> conv(const Node& n, const Values<T>& vals) {
   const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
   const int64_t M = wt.shape[0], CG = wt.shape[1];
   if (group < 1 || C != CG * group || M % group) fail(n, "channels do not match the groups");
-  const Window w = window(n, wt.shape[2], wt.shape[3]);
+  const Window w = window(n, wt.shape[2], wt.shape[3], H, W);
   const int64_t OH = w.oh(H), OW = w.ow(W);
   if (OH <= 0 || OW <= 0) fail(n, "the window is larger than the padded input");
   const Tensor<T>* bias = has_in(n, 2) ? &in(n, vals, 2) : nullptr;
@@ -243,9 +258,9 @@ Tensor<T> pool(const Node& n, const Values<T>& vals, bool max) {
   const auto k = n.ints("kernel_shape");
   if (k.size() != 2) fail(n, "only 2-D kernels are supported");
   if (n.out.size() > 1 && !n.out[1].empty()) fail(n, "the Indices output is not supported");
-  const Window w = window(n, k[0], k[1]);
-  const bool include_pad = n.i("count_include_pad", 0) != 0;
   const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const Window w = window(n, k[0], k[1], H, W);
+  const bool include_pad = n.i("count_include_pad", 0) != 0;
   const int64_t OH = w.oh(H), OW = w.ow(W);
   if (OH <= 0 || OW <= 0) fail(n, "the window is larger than the padded input");
   Tensor<T> r{{N, C, OH, OW}, {}};

@@ -7,11 +7,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cfenv>
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,14 +19,6 @@ namespace {
 using cestac::Kind;
 using D = Stoch<double>;
 using F = Stoch<float>;
-// A run of CADNA's up-or-down rounding (rounding_test.cc compares the two roundings), which
-// switches to round toward +inf.
-cestac::Config updown() {
-  cestac::Config c;
-  c.rounding = cestac::Rounding::updown;
-  return c;
-}
-
 uint64_t count(const cestac::Log& log, Kind k) { return log.counts[static_cast<int>(k)]; }
 
 // Three chosen samples; the vector's fourth lane (also a sample) repeats the first.
@@ -407,91 +396,6 @@ TEST(Stoch, ThreadsRunIndependentStreams) {
     threads.emplace_back([&, t] { parallel[t] = noisy_sum(11, static_cast<uint64_t>(t)); });
   for (auto& th : threads) th.join();
   EXPECT_EQ(sequential, parallel);
-}
-
-// The SSE rounding-control field of the calling thread: 0 nearest, 0x4000 toward +inf.
-uint32_t rounding_field() { return cestac::get_mxcsr() & cestac::kMxcsrRoundingMask; }
-
-// Round to nearest, computed where the compiler cannot fold it.
-double third() {
-  volatile double one = 1.0, three = 3.0;
-  return one / three;
-}
-
-TEST(Stoch, NearnessRunKeepsRoundToNearest) {
-  ASSERT_EQ(rounding_field(), 0u);
-  const double nearest = third();
-  {
-    cestac::Run run(1, 1);  // the default: stochastic rounding to nearness
-    EXPECT_EQ(rounding_field(), 0u);
-    EXPECT_EQ(third(), nearest);
-  }
-  {
-    const uint32_t saved = cestac::get_mxcsr();
-    cestac::set_mxcsr((saved & ~cestac::kMxcsrRoundingMask) | cestac::kMxcsrRoundUp);
-    {
-      cestac::Run run(1, 1);  // whatever the caller's mode
-      EXPECT_EQ(rounding_field(), 0u);
-    }
-    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);  // restored
-    cestac::set_mxcsr(saved);
-  }
-  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
-}
-
-TEST(Stoch, UpdownRunRoundsUpwardOnlyInsideAndRestoresTheMode) {
-  ASSERT_EQ(rounding_field(), 0u);
-  const double nearest = third();
-  {
-    cestac::Run run(1, 1, updown());
-    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);  // CADNA's mode: one instruction per op
-    EXPECT_GT(third(), nearest);                         // plain double code sees it too
-    {
-      cestac::NearestScope rn;  // what libm calls and slow paths run in
-      EXPECT_EQ(rounding_field(), 0u);
-      EXPECT_EQ(third(), nearest);
-    }
-    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
-    {
-      cestac::Run inner(2, 2, updown());  // runs nest
-      EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
-    }
-    EXPECT_EQ(rounding_field(), cestac::kMxcsrRoundUp);
-  }
-  EXPECT_EQ(rounding_field(), 0u);
-  EXPECT_EQ(third(), nearest);
-  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
-}
-
-TEST(Stoch, AnExceptionLeavingARunRestoresTheMode) {
-  try {
-    cestac::Run run(1, 1);
-    D x = D(1.0) / D(3.0);
-    if (x.mean() > 0) throw std::runtime_error("operator failed");
-  } catch (const std::runtime_error&) {
-  }
-  EXPECT_EQ(rounding_field(), 0u);
-  EXPECT_EQ(third(), 1.0 / 3.0);
-}
-
-TEST(Stoch, OtherThreadsKeepRoundToNearestDuringARun) {
-  std::atomic<int> phase{0};
-  uint32_t seen = 99;
-  double other = 0;
-  std::thread t([&] {
-    while (phase.load() != 1) std::this_thread::yield();
-    seen = rounding_field();
-    other = third();
-    phase.store(2);
-  });
-  {
-    cestac::Run run(1, 1);
-    phase.store(1);
-    while (phase.load() != 2) std::this_thread::yield();
-  }
-  t.join();
-  EXPECT_EQ(seen, 0u);
-  EXPECT_EQ(other, 1.0 / 3.0);
 }
 
 TEST(Stoch, LibmSeesRoundToNearestInsideARun) {

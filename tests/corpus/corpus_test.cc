@@ -1,4 +1,5 @@
-// Corpus files: exact round trip, malformed files rejected with file:line, replay verdicts.
+// Corpus files (harness/corpus/corpus.cc): exact round trip, malformed files rejected with
+// file:line, every pinned planted bug failing for its planted change.
 #include "harness/corpus/corpus.h"
 
 #include <gtest/gtest.h>
@@ -9,10 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/corpus/replay.h"
 #include "harness/pipeline/evaluate.h"
 #include "stabfuzz/errors.h"
-#include "tests/support/run_binary.h"
 
 namespace stabfuzz {
 namespace {
@@ -90,86 +89,6 @@ TEST(Corpus, MalformedFilesAreRejectedWithFileAndLine) {
   EXPECT_EQ(error_of(head + "kind: sloppy\ntensor 1\n1\n").rfind("bad.txt:5:", 0), 0u);
   EXPECT_NE(error_of(head + "kind: nan\ntensor 1\n1\n").find("needs 'expect: detected'"),
             std::string::npos);
-}
-
-std::string write(const std::string& dir, const std::string& name, const std::string& text) {
-  std::filesystem::create_directories(dir);
-  const std::string path = dir + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
-TEST(Corpus, ReplayChecksEachExpectation) {
-  const std::string dir = testing::temp_dir("corpus");
-  const std::string stable_text =
-      "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 3\n"
-      "0x1p+0 0x1p+1 -0x1.8p+1\n";
-  const std::string planted_text =
-      "family: softmax\nimpl: softmax/injected/no_max_subtract\ndtype: f32\nexpect: detected\n"
-      "tensor 2\n0x1.4p+7 0x1p+0\n";  // 160: exp overflows in f32
-  write(dir + "/good", "stable.txt", stable_text);
-  write(dir + "/good/softmax/regression", "planted.txt", planted_text);
-  std::ostringstream out;
-  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/good"}, out), 0) << out.str();
-  EXPECT_NE(out.str().find("2 files, 2 ok, 0 failed, 0 malformed"), std::string::npos) << out.str();
-
-  // A tampered expectation fails: the stable target is not "detected" on a benign row.
-  std::string tampered = stable_text;
-  tampered.replace(tampered.find("expect: stable"), 14, "expect: detected");
-  write(dir + "/bad", "tampered.txt", tampered);
-  std::ostringstream out2;
-  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out2), 1);
-  EXPECT_NE(out2.str().find("FAIL"), std::string::npos) << out2.str();
-
-  // A malformed file is named with its line and skipped, the others still run, and the run exits
-  // 2 (bad input) even where another file failed.
-  write(dir + "/bad", "broken.txt",
-        "family: softmax\nimpl: softmax/cpu/stable\ndtype: f64\nexpect: stable\ntensor 1\nxyz\n");
-  write(dir + "/bad", "unknown_impl.txt",
-        "family: softmax\nimpl: softmax/cpu/nope\ndtype: f64\nexpect: stable\ntensor 1\n0x1p+0\n");
-  write(dir + "/bad", "ok.txt", stable_text);
-  std::ostringstream out3;
-  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/bad"}, out3), 2);
-  EXPECT_NE(out3.str().find("broken.txt:6:"), std::string::npos) << out3.str();
-  EXPECT_NE(out3.str().find("unknown implementation"), std::string::npos) << out3.str();
-  EXPECT_NE(out3.str().find("4 files, 1 ok, 1 failed, 2 malformed"), std::string::npos)
-      << out3.str();
-  EXPECT_THROW(corpus::collect({dir + "/missing"}), InputError);
-}
-
-TEST(Corpus, ReplayChecksTheKindOfAFinding) {
-  const std::string dir = testing::temp_dir("corpus-kind");
-  // 160 in f32: exp overflows, inf / inf is NaN, so the naive softmax's finding is of kind nan.
-  const std::string base =
-      "family: softmax\nimpl: softmax/injected/no_max_subtract\ndtype: f32\nexpect: detected\n"
-      "tensor 2\n0x1.4p+7 0x1p+0\n";
-  write(dir + "/right", "nan.txt", "kind: nan\n" + base);
-  std::ostringstream out;
-  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/right"}, out), 0) << out.str();
-  EXPECT_NE(out.str().find("detected (nan"), std::string::npos) << out.str();
-  write(dir + "/wrong", "accuracy.txt", "kind: accuracy\n" + base);
-  std::ostringstream out2;
-  EXPECT_EQ(corpus::replay(default_registry(), {dir + "/wrong"}, out2), 1) << out2.str();
-  EXPECT_NE(out2.str().find("detected as nan, not accuracy"), std::string::npos) << out2.str();
-  EXPECT_EQ(corpus::format(corpus::parse("kind: nan\n" + base, "k.txt")).find("kind: nan\n") ==
-                std::string::npos,
-            false);
-}
-
-TEST(Corpus, ReplayCommand) {
-  const std::string dir = testing::temp_dir("corpus_cli");
-  write(dir, "a.txt",
-        "family: softmax\nimpl: softmax/cpu/stable\ndtype: f32\nexpect: stable\ntensor 2\n0x1p+0 "
-        "0x1p+1\n");
-  auto o = testing::run_stabfuzz("replay " + dir);
-  EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("1 files, 1 ok"), std::string::npos) << o.out;
-  write(dir, "b.txt", "family: softmax\n");
-  o = testing::run_stabfuzz("replay " + dir + " " + dir + "/a.txt");
-  EXPECT_EQ(o.code, 2);  // a malformed file is bad input
-  EXPECT_NE(o.out.find("b.txt:"), std::string::npos) << o.out;
-  EXPECT_EQ(testing::run_stabfuzz("replay").code, 2);
-  EXPECT_EQ(testing::run_stabfuzz("replay " + dir + "/nothing_here").code, 2);
 }
 
 // Every pinned planted bug (expect: detected on an injected target) fails there because of what

@@ -1,6 +1,6 @@
 // Plugins end to end: the example plugin built out of tree against an install (ctest fixture
 // plugin_example_build), loaded by `stabfuzz --plugin`, run under CESTAC and the oracle, its crash
-// and hang reported as findings; malformed plugins refused with one line and exit 2.
+// and hang reported as findings (malformed plugins: loader_test.cc).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 
 #include "reports/json.h"
 #include "reports/run_data.h"
+#include "tests/support/plugin_fixture.h"
 #include "tests/support/require.h"
 #include "tests/support/run_binary.h"
 
@@ -17,28 +18,8 @@ namespace {
 
 using testing::run_stabfuzz;
 
-const std::string kPlugin = STABFUZZ_EXAMPLE_PLUGIN;
-
-class Plugin : public ::testing::Test {
- protected:
-  // ctest's fixture builds the example once; run outside ctest, the test builds it itself.
-  static void SetUpTestSuite() {
-    if (!std::filesystem::exists(kPlugin)) {
-      const std::string cmd = std::string(STABFUZZ_EXAMPLE_BUILD) + " > /dev/null 2>&1";
-      ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    }
-  }
-  void SetUp() override { ASSERT_TRUE(std::filesystem::exists(kPlugin)) << kPlugin; }
-
-  static std::string plugin() { return "--plugin " + kPlugin; }
-  static std::vector<json::Value> findings(const std::string& dir) {
-    std::vector<json::Value> out;
-    std::ifstream f(dir + "/findings.jsonl");
-    for (std::string line; std::getline(f, line);)
-      if (!line.empty()) out.push_back(json::parse(line));
-    return out;
-  }
-};
+using testing::kPlugin;
+using testing::Plugin;
 
 TEST_F(Plugin, ListShowsItsTargets) {
   const auto o = run_stabfuzz("--list " + plugin());
@@ -245,40 +226,6 @@ TEST_F(Plugin, CorpusReplayOfAPluginTarget) {
   EXPECT_NE(o.out.find("detected (crash: "), std::string::npos) << o.out;
   // Without the plugin the file names an unknown implementation.
   EXPECT_EQ(run_stabfuzz("replay " + dir).code, 2);  // an unknown implementation: bad input
-}
-
-// Each malformed plugin: exit 2 and one line on stderr naming the problem.
-TEST_F(Plugin, MalformedPluginsAreRefusedWithOneLine) {
-  const std::string bad = STABFUZZ_BAD_PLUGIN_DIR;
-  const std::string junk = testing::temp_dir("plugin_junk");
-  std::filesystem::create_directories(junk);
-  std::ofstream(junk + "/junk.so") << "not an ELF file\n";
-  const std::pair<std::string, std::string> cases[] = {
-      {junk + "/junk.so", "does not load"},
-      {junk + "/missing.so", "does not load"},
-      {bad + "/no_entry.so", "exports no stabfuzz_plugin_v1"},
-      {bad + "/abi.so", "speaks plugin ABI version 99"},
-      {bad + "/family.so", "unknown family 'no_such_family'"},
-      {bad + "/dtype.so", "bad dtype mask 0x30"},
-      {bad + "/arity.so", "reads 2 input tensor(s), but softmax passes 1"},
-      // Misbehaving while loaded (a static constructor): the probe child takes the blow.
-      {bad + "/init_crash.so", "crashes while loading: signal 11"},
-      {bad + "/init_exit.so", "calls exit(3) while loading"},
-      {bad + "/init_stdout.so", "writes to stdout while loading (\"mylib 1.0 loaded\")"},
-      {bad + "/init_hang.so", "hangs while loading (not loaded within 10 s)"},
-  };
-  for (const auto& [lib, what] : cases) {
-    const auto o = run_stabfuzz("--list --plugin " + lib);
-    EXPECT_EQ(o.code, 2) << lib;
-    EXPECT_EQ(testing::count_lines(o.err), 1) << o.err;
-    EXPECT_EQ(o.err.rfind("stabfuzz: error: plugin " + lib, 0), 0u) << o.err;
-    EXPECT_NE(o.err.find(what), std::string::npos) << o.err;
-    EXPECT_EQ(o.out, "") << lib;  // nothing of the plugin's reached stdout
-  }
-  // The same plugin twice: its targets would be registered twice.
-  const auto twice = run_stabfuzz("--list " + plugin() + " " + plugin());
-  EXPECT_EQ(twice.code, 2);
-  EXPECT_NE(twice.err.find("already registered"), std::string::npos) << twice.err;
 }
 
 }  // namespace

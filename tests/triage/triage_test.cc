@@ -11,7 +11,6 @@
 #include <fstream>
 #include <set>
 
-#include "harness/triage/table.h"
 #include "stabfuzz/errors.h"
 #include "tests/support/asan.h"
 #include "tests/support/require.h"
@@ -158,31 +157,6 @@ TEST(Triage, ReferenceTargetsAreRefused) {
   triage::Options o;
   o.out_dir = testing::temp_dir("triage-ref");
   EXPECT_THROW(triage::triage(default_registry(), e, o), InputError);
-}
-
-// The table: a real run's library finding, its verdict from the file, the counts.
-TEST(TriageTable, RowsCarryTheSmallestInputAndTheVerdict) {
-  if (!default_registry().find_target("softmax/onednn/softmax").second)
-    STABFUZZ_SKIP_UNLESS_REQUIRED("onednn", "built without oneDNN");
-  const std::string dir = testing::temp_dir("table-run");
-  const auto r = testing::run_stabfuzz(
-      "--target softmax --impl softmax/onednn/softmax --dtype f32 --seed 1 --case 124 --quiet "
-      "--no-reports --out " +
-      dir);
-  ASSERT_EQ(r.code, 0) << r.err;
-  const std::string tsv = testing::temp_dir("") + "/verdicts.tsv";
-  std::ofstream(tsv) << "# comment\nsoftmax/onednn/softmax\tf32\tunderflow\tpolicy\tFTZ\n";
-  const std::string md =
-      triage::library_table(default_registry(), {dir}, triage::read_verdicts(tsv), "cmd");
-  EXPECT_NE(md.find("Regenerate: `cmd`"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `softmax/onednn/softmax` | f32 | underflow | 1 / 1 | 1 | [8, -80] |"),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("| policy | FTZ |"), std::string::npos) << md;
-  EXPECT_NE(md.find("1 policy"), std::string::npos) << md;
-  EXPECT_EQ(md.find("untriaged"), std::string::npos) << md;
-  std::ofstream(tsv) << "softmax/onednn/softmax\tf32\tpolicy\n";
-  EXPECT_THROW(triage::read_verdicts(tsv), InputError);
 }
 
 // Every `defect` row of the committed triage table (implementation x dtype x kind) is pinned by a

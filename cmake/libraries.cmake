@@ -141,7 +141,7 @@ if(NOT STABFUZZ_ONNX STREQUAL "OFF")
                                          harness/onnx/testdata.cc harness/onnx/export.cc
                                          harness/onnx/fuzz.cc harness/onnx/npy.cc
                                          harness/onnx/train.cc harness/onnx/train_command.cc
-                                         harness/onnx/cost.cc)
+                                         harness/onnx/cost.cc harness/onnx/sweep.cc)
     target_link_libraries(stabfuzz_core PRIVATE onnx_proto)
     # The example models `bench --suite monitor` times when ./examples/models is not there.
     set_source_files_properties(harness/onnx/cost.cc PROPERTIES

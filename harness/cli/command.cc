@@ -51,7 +51,8 @@ std::vector<std::string> command_first(const std::vector<std::string>& words) {
 
 int run_monitor(const std::vector<std::string>& words) {
   const std::string sub = words.size() > 1 ? words[1] : "";
-  if (sub == "train" || sub == "sweep" || sub == "infer" || sub == "onnx-tests") {
+  if (sub == "train" || sub == "sweep" || sub == "infer" || sub == "export" ||
+      sub == "onnx-tests") {
     auto c = make_command("monitor " + sub);
     const Invocation inv = parse(*c, words, 2);
     if (inv.vm.count("help") && inv.vm["help"].as<bool>()) {
@@ -62,7 +63,7 @@ int run_monitor(const std::vector<std::string>& words) {
     return c->run(inv);
   }
   if (sub == "--help") return dispatch({"help", "monitor"});
-  throw InputError("monitor: expected 'train', 'sweep', 'infer' or 'onnx-tests'" +
+  throw InputError("monitor: expected 'train', 'sweep', 'infer', 'export' or 'onnx-tests'" +
                    (sub.empty() ? std::string() : ", got '" + sub + "'"));
 }
 
@@ -74,8 +75,8 @@ std::vector<std::unique_ptr<Command>> all_commands() {
        {make_run_command, make_help_command, make_report_command, make_inject_command,
         make_replay_command, make_fuzz_command, make_fuzz_compare_command, make_campaign_command,
         make_merge_command, make_monitor_train_command, make_monitor_sweep_command,
-        make_monitor_infer_command, make_monitor_onnx_tests_command, make_bench_command,
-        make_calibrate_command, make_triage_command})
+        make_monitor_infer_command, make_monitor_export_command, make_monitor_onnx_tests_command,
+        make_bench_command, make_calibrate_command, make_triage_command})
     v.push_back(make());
   return v;
 }

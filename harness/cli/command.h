@@ -84,6 +84,7 @@ std::unique_ptr<Command> make_monitor_train_command();
 std::unique_ptr<Command> make_monitor_sweep_command();
 std::unique_ptr<Command> make_monitor_infer_command();
 std::unique_ptr<Command> make_monitor_onnx_tests_command();
+std::unique_ptr<Command> make_monitor_export_command();
 std::unique_ptr<Command> make_bench_command();
 std::unique_ptr<Command> make_calibrate_command();
 std::unique_ptr<Command> make_triage_command();

@@ -137,6 +137,37 @@ class InferCommand final : public Command {
   monitor::InferArgs a_;
 };
 
+// `monitor export`: a built-in model's initial weights as an ONNX graph.
+class ExportCommand final : public Command {
+ public:
+  const char* name() const override { return "monitor export"; }
+  const char* summary() const override {
+    return "a built-in model's initial weights as an ONNX graph, to train with --model M.onnx";
+  }
+  const char* usage() const override {
+    return "stabfuzz monitor export --model mlp|cnn [--data digits|fashion-mnist] [--precision "
+           "f32|f64] [--seed S] --out M.onnx";
+  }
+  po::options_description options() override {
+    po::options_description d("Options");
+    flag::value(d, "model", &a_.model, "mlp", "mlp|cnn", "the built-in model");
+    flag::value(d, "data", &a_.data, "digits", "digits|fashion-mnist",
+                "the dataset whose images set the input size");
+    flag::value(d, "precision", &a_.precision, "f32", "f32|f64",
+                "the weights' type (f32: rounded to float, as monitor train starts)");
+    flag::seed(d, &a_.seed, 1, "seed of the initialisation (0: 1)");
+    flag::value(d, "out", &a_.out, "M.onnx", "the graph to write (required)");
+    return d;
+  }
+  int run(const Invocation&) override {
+    a_.seed = a_.seed != 0 ? a_.seed : 1;
+    return monitor::export_command(a_);
+  }
+
+ private:
+  monitor::MonitorArgs a_;
+};
+
 // `monitor onnx-tests`: ONNX's backend tests through the interpreter (harness/onnx/testdata.h).
 class OnnxTestsCommand final : public Command {
  public:
@@ -192,5 +223,6 @@ std::unique_ptr<Command> make_monitor_sweep_command() {
   return std::make_unique<MonitorCommand>(true);
 }
 std::unique_ptr<Command> make_monitor_infer_command() { return std::make_unique<InferCommand>(); }
+std::unique_ptr<Command> make_monitor_export_command() { return std::make_unique<ExportCommand>(); }
 
 }  // namespace stabfuzz::cli

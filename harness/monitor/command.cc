@@ -3,6 +3,7 @@
 
 #ifdef STABFUZZ_HAVE_ONNX
 #include "harness/onnx/export.h"
+#include "harness/onnx/sweep.h"
 #include "harness/onnx/train.h"
 #endif
 
@@ -47,11 +48,24 @@ TrainConfig config_from(const MonitorArgs& o, const Dataset& train) {
   return c;
 }
 
-}  // namespace
+bool is_onnx(const std::string& model) {
+  return model.size() > 5 && model.compare(model.size() - 5, 5, ".onnx") == 0;
+}
+
+// A run's name for its default output folder: the model file's stem for a graph, and the data
+// file's stem for a file pair.
+std::string run_name(const MonitorArgs& o) {
+  const std::string model =
+      is_onnx(o.model) ? std::filesystem::path(o.model).stem().string() : o.model;
+  const auto comma = o.data.find(',');
+  const std::string data = comma == std::string::npos
+                               ? o.data
+                               : std::filesystem::path(o.data.substr(0, comma)).stem().string();
+  return model + "-" + data;
+}
 
 #ifdef STABFUZZ_HAVE_ONNX
-// `monitor train --model M.onnx`: the graph's own weights trained (harness/onnx/train.h).
-static int train_onnx(const MonitorArgs& o) {
+onnx::TrainOptions onnx_options(const MonitorArgs& o) {
   onnx::TrainOptions t;
   t.loss = parse_loss(o.loss);
   t.optimizer = onnx::parse_optimizer(o.optimizer.empty() ? "sgd" : o.optimizer);
@@ -65,20 +79,41 @@ static int train_onnx(const MonitorArgs& o) {
     throw InputError("unknown precision '" + o.precision + "' (f32, f64)");
   t.f64 = o.precision == "f64";
   t.delta = o.delta;
-  const std::string stem = std::filesystem::path(o.model).stem().string();
-  const std::string data =
-      o.data.find(',') == std::string::npos
-          ? o.data
-          : std::filesystem::path(o.data.substr(0, o.data.find(','))).stem().string();
+  return t;
+}
+
+// `monitor train --model M.onnx`: the graph's own weights trained (harness/onnx/train.h).
+int train_onnx(const MonitorArgs& o) {
+  const onnx::TrainOptions t = onnx_options(o);
   const std::string out = !o.out.empty() ? o.out
-                                         : "runs/monitor-" + stem + "-" + data + "-lr" + num(t.lr) +
+                                         : "runs/monitor-" + run_name(o) + "-lr" + num(t.lr) +
                                                "-s" + std::to_string(t.seed);
   return onnx::train_command(o.model, o.data, t, o.max_train, out);
 }
+
+// `monitor sweep --model M.onnx`: the sweep's rows through the ONNX trainer.
+std::vector<SweepRow> sweep_onnx(const MonitorArgs& o, SweepConfig& s, Split& data) {
+  data = onnx::load_training_data(o.data, o.max_train);
+  const onnx::Model m = onnx::read_model(o.model);
+  onnx::TrainOptions t = onnx_options(o);
+  t.sharpness_every = o.sharpness_every;
+  s.base.loss = t.loss;
+  s.base.f64 = t.f64;
+  s.base.steps = t.steps;
+  s.base.batch = t.batch;
+  s.base.momentum = t.momentum;
+  s.base.seed = t.seed;
+  s.base.sharpness_every = t.sharpness_every;
+  s.model_label = o.model;
+  s.init_seeds = 0;  // one graph, one set of initial weights
+  return onnx::sweep(m, data, t, s, std::cerr);
+}
 #endif
 
+}  // namespace
+
 int train_command(const MonitorArgs& o) {
-  if (o.model.size() > 5 && o.model.compare(o.model.size() - 5, 5, ".onnx") == 0) {
+  if (is_onnx(o.model)) {
 #ifdef STABFUZZ_HAVE_ONNX
     return train_onnx(o);
 #else
@@ -156,10 +191,32 @@ int train_command(const MonitorArgs& o) {
   return 0;
 }
 
+int export_command(const MonitorArgs& o) {
+  if (o.out.empty()) throw InputError("monitor export needs --out M.onnx");
+#ifdef STABFUZZ_HAVE_ONNX
+  const Split data = load_dataset(o.data, 0);
+  ModelFile m;
+  m.spec = spec_for(parse_model(o.model), data.train);
+  m.data = o.data;
+  if (o.precision != "f32" && o.precision != "f64")
+    throw InputError("unknown precision '" + o.precision + "' (f32, f64)");
+  m.f64 = o.precision == "f64";
+  m.seed = o.seed;
+  m.params = init_params(m.spec, o.seed, !m.f64);
+  onnx::write_model(onnx::export_model(m), o.out);
+  std::printf(
+      "wrote %s: the %s's initial weights (seed %llu, %s, as monitor train starts); "
+      "train it with stabfuzz monitor train --model %s\n",
+      o.out.c_str(), o.model.c_str(), static_cast<unsigned long long>(o.seed), o.precision.c_str(),
+      o.out.c_str());
+  return 0;
+#else
+  throw InputError("monitor export: built without ONNX (ci/bootstrap installs libonnx-dev)");
+#endif
+}
+
 int sweep_command(const MonitorArgs& o) {
-  const Split data = load_dataset(o.data, o.max_train);
   SweepConfig s;
-  s.base = config_from(o, data.train);
   s.lrs = parse_number_list(o.lr_grid, "lr-grid");
   s.ks.clear();
   for (double k : parse_number_list(o.k_list, "k-list")) {
@@ -170,13 +227,25 @@ int sweep_command(const MonitorArgs& o) {
   s.wds = parse_number_list(o.wd_grid.empty() ? "0" : o.wd_grid, "wd-grid", true);
   if (o.init_seeds < 0 || o.init_seeds > 100) throw InputError("--init-seeds must be 0..100");
   s.init_seeds = o.init_seeds;
-  const std::string out = !o.out.empty() ? o.out
-                                         : "runs/monitor-sweep-" + o.model + "-" + o.data + "-s" +
-                                               std::to_string(s.base.seed);
+  const std::string out =
+      !o.out.empty() ? o.out : "runs/monitor-sweep-" + run_name(o) + "-s" + std::to_string(o.seed);
   std::cerr << "stabfuzz monitor sweep: " << o.model << " on " << o.data << ", " << s.lrs.size()
-            << " learning rates x " << s.wds.size() << " weight decays, " << s.base.steps
-            << " steps, seed " << s.base.seed << std::endl;
-  const auto rows = run_sweep(s, data, std::cerr);
+            << " learning rates x " << s.wds.size() << " weight decays, " << o.steps
+            << " steps, seed " << o.seed << std::endl;
+  Split data;
+  std::vector<SweepRow> rows;
+  if (is_onnx(o.model)) {
+#ifdef STABFUZZ_HAVE_ONNX
+    rows = sweep_onnx(o, s, data);
+#else
+    throw InputError("monitor sweep --model " + o.model +
+                     ": built without ONNX (ci/bootstrap installs libonnx-dev)");
+#endif
+  } else {
+    data = load_dataset(o.data, o.max_train);
+    s.base = config_from(o, data.train);
+    rows = run_sweep(s, data, std::cerr);
+  }
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw InputError("cannot create output directory " + out + ": " + ec.message());

@@ -27,5 +27,7 @@ struct MonitorArgs {
 // Each returns the process exit code (0); throws InputError on bad settings or data.
 int train_command(const MonitorArgs& a);
 int sweep_command(const MonitorArgs& a);
+// `monitor export`: a built-in model with its initial weights as an ONNX graph (a.out).
+int export_command(const MonitorArgs& a);
 
 }  // namespace stabfuzz::monitor

@@ -106,7 +106,8 @@ std::string sweep_table(const std::vector<SweepRow>& rows) {
             .c_str(),
         num(last.weight_digits_mean, "%.2f").c_str(), num(last.weight_digits_min, "%.2f").c_str(),
         num(last.rel_l1, "%.2g").c_str(), num(spread(c.test_accuracy), "%.4f").c_str(),
-        num(std_of(r.acc_k), "%.4f").c_str(), num(std_of(r.acc_seeds), "%.4f").c_str(),
+        num(std_of(r.acc_k), "%.4f").c_str(),
+        (r.acc_seeds.empty() ? std::string("-") : num(std_of(r.acc_seeds), "%.4f")).c_str(),
         num(lk, "%.4g").c_str());
     os << line;
   }
@@ -134,7 +135,8 @@ std::string sweep_csv(const std::vector<SweepRow>& rows) {
        << num(last.weight_digits_mean, "%.3f") << ',' << num(last.weight_digits_min, "%.3f") << ','
        << num(last.rel_l1, "%.3g") << ',' << num(mean_of(c.test_accuracy), "%.4f") << ','
        << num(spread(c.test_accuracy), "%.4f") << ',' << num(std_of(c.test_accuracy), "%.4f") << ','
-       << num(std_of(r.acc_k), "%.4f") << ',' << num(std_of(r.acc_seeds), "%.4f") << ','
+       << num(std_of(r.acc_k), "%.4f") << ','
+       << (r.acc_seeds.empty() ? std::string() : num(std_of(r.acc_seeds), "%.4f")) << ','
        << joined(r.acc_k) << ',' << joined(r.acc_seeds) << '\n';
   }
   return os.str();
@@ -144,7 +146,8 @@ json::Value sweep_json(const SweepConfig& cfg, const std::vector<SweepRow>& rows
   json::Value j;
   json::Value base;
   const TrainConfig& b = cfg.base;
-  base.set("model", model_name(b.spec.kind));
+  base.set("model",
+           cfg.model_label.empty() ? std::string(model_name(b.spec.kind)) : cfg.model_label);
   base.set("loss", loss_name(b.loss));
   base.set("precision", b.f64 ? "f64" : "f32");
   base.set("steps", b.steps);
@@ -185,7 +188,7 @@ json::Value sweep_json(const SweepConfig& cfg, const std::vector<SweepRow>& rows
     jr.set("acc_std_k", std_of(r.acc_k));
     jr.set("train_loss_k", arr(r.loss_k));
     jr.set("test_accuracy_seeds", arr(r.acc_seeds));
-    jr.set("acc_std_seeds", std_of(r.acc_seeds));
+    jr.set("acc_std_seeds", r.acc_seeds.empty() ? json::Value() : json::Value(std_of(r.acc_seeds)));
     jr.set("seconds", c.seconds);
     out.push_back(std::move(jr));
   }
@@ -196,9 +199,11 @@ json::Value sweep_json(const SweepConfig& cfg, const std::vector<SweepRow>& rows
 std::string render_sweep_html(const SweepConfig& cfg, const std::vector<SweepRow>& rows) {
   namespace svg = reports::svg;
   std::ostringstream os;
-  const std::string title = std::string("stabfuzz monitor sweep: ") +
-                            model_name(cfg.base.spec.kind) + ", " + loss_name(cfg.base.loss) +
-                            ", " + std::to_string(cfg.base.steps) + " steps";
+  const std::string model =
+      cfg.model_label.empty() ? std::string(model_name(cfg.base.spec.kind)) : cfg.model_label;
+  const std::string title = std::string("stabfuzz monitor sweep: ") + model + ", " +
+                            loss_name(cfg.base.loss) + ", " + std::to_string(cfg.base.steps) +
+                            " steps";
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
      << svg::escape(title)
      << "</title><style>body{font:14px/1.4 "
@@ -222,7 +227,7 @@ std::string render_sweep_html(const SweepConfig& cfg, const std::vector<SweepRow
     }
     // Series names chosen to get three different colours from svg::series_colour.
     acc.push_back({r.lr, "", std_of(r.acc_k), "across k", t});
-    acc.push_back({r.lr, "", std_of(r.acc_seeds), "seeds", t});
+    if (!r.acc_seeds.empty()) acc.push_back({r.lr, "", std_of(r.acc_seeds), "seeds", t});
     acc.push_back({r.lr, "", std_of(r.cestac.test_accuracy), "CESTAC samples", t});
   }
   os << "<div class=\"plots\">"

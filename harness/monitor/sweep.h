@@ -18,7 +18,8 @@ struct SweepConfig {
   std::vector<double> lrs;
   std::vector<double> wds{0};  // weight decays: every lr runs with each
   std::vector<int> ks{1, 3, 5, 7};
-  int init_seeds = 4;  // native runs with initialisation seeds seed+1 .. seed+init_seeds
+  int init_seeds = 4;       // native runs with initialisation seeds seed+1 .. seed+init_seeds
+  std::string model_label;  // the model's name in the outputs (empty: the built-in model's)
 };
 
 struct SweepRow {

@@ -365,6 +365,12 @@ double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, 
   std::vector<double> w;
   for (int i = 0; i < Params<double>::kTensors; ++i)
     w.insert(w.end(), p.tensor(i).begin(), p.tensor(i).end());
+  return power_sharpness(w, flat_grad, iters, seed);
+}
+
+double power_sharpness(const std::vector<double>& w,
+                       const std::function<std::vector<double>(const std::vector<double>&)>& grad,
+                       int iters, uint64_t seed) {
   SeededEntropy e(seed, kSharpStream);
   std::vector<double> v(w.size());
   auto normalize = [](std::vector<double>& u) {
@@ -387,7 +393,7 @@ double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, 
       wp[i] = w[i] + eps * v[i];
       wm[i] = w[i] - eps * v[i];
     }
-    const std::vector<double> gp = flat_grad(wp), gm = flat_grad(wm);
+    const std::vector<double> gp = grad(wp), gm = grad(wm);
     double dot = 0;
     for (size_t i = 0; i < w.size(); ++i) {
       hv[i] = (gp[i] - gm[i]) / (2 * eps);

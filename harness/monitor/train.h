@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,12 @@ TrainResult train_native(const TrainConfig& cfg, const Split& data);
 // on Hessian-vector products from central differences of gradients, in double.
 double sharpness(const ModelSpec& spec, LossKind loss, const Params<double>& p, const Dataset& d,
                  int iters, uint64_t seed);
+
+// The same from a flat weight vector w and the full-batch gradient at any weights (power
+// iteration from a random start drawn from `seed`, 20 steps in the monitor).
+double power_sharpness(const std::vector<double>& w,
+                       const std::function<std::vector<double>(const std::vector<double>&)>& grad,
+                       int iters, uint64_t seed);
 
 // The model's initial parameters: uniform in +-1/sqrt(fan_in) (PyTorch's default), each value
 // rounded to float when `f32`, so that every scalar type starts from the same exact weights.

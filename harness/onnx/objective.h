@@ -125,19 +125,23 @@ Update<T> update_one(const TrainOptions& o, int64_t t, const T& w, const T& g, c
                      const T& v) {
   using std::sqrt;
   const T gd = o.weight_decay > 0 ? g + T(o.weight_decay) * w : g;
+  // (lr k) (step / k): the k-trick, k = 1 is the plain step
+  auto descend = [&](const T& step) {
+    return o.k == 1 ? w - T(o.lr) * step : w - T(o.lr * o.k) * (step / T(o.k));
+  };
   if (o.optimizer == Optimizer::sgd) {
     if (o.momentum > 0) {
       const T mv = T(o.momentum) * m + gd;
-      return {w - T(o.lr) * mv, mv, v};
+      return {descend(mv), mv, v};
     }
-    return {w - T(o.lr) * gd, m, v};
+    return {descend(gd), m, v};
   }
   const T m1 = T(o.beta1) * m + T(1 - o.beta1) * gd;
   const T v1 = T(o.beta2) * v + T(1 - o.beta2) * (gd * gd);
   const double c1 = 1 - std::pow(o.beta1, static_cast<double>(t)),
                c2 = 1 - std::pow(o.beta2, static_cast<double>(t));
   const T mh = m1 / T(c1), vh = v1 / T(c2);
-  return {w - T(o.lr) * mh / (sqrt(vh) + T(o.eps)), m1, v1};
+  return {descend(mh / (sqrt(vh) + T(o.eps))), m1, v1};
 }
 
 }  // namespace stabfuzz::onnx

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "harness/monitor/train.h"
 #include "harness/onnx/eval.h"
 #include "harness/onnx/grad.h"
 #include "harness/onnx/npy.h"
@@ -173,6 +174,31 @@ class Trainer {
 
   const Values<T>& params() const { return params_; }
   const monitor::Trace& trace() const { return tr_; }
+
+  // The gradient of the mean loss over this trainer's rows (a full-batch trainer: every row) at
+  // the weights `flat` (the parameters in the order the graph first reads them, flattened),
+  // flattened likewise.
+  std::vector<double> gradient_at(const std::vector<double>& flat) {
+    size_t at = 0;
+    for (const auto& name : p_.params)
+      for (T& v : params_.at(name).v) v = T(flat.at(at++));
+    next_batch();
+    Values<T> vals = consts_;
+    for (const auto& [name, t] : params_) vals[name] = t;
+    vals[p_.input] = x_;
+    err_.clear();
+    forward(vals);
+    T total = T(0.0);
+    backward(vals, loss(vals, total));
+    std::vector<double> g;
+    g.reserve(flat.size());
+    for (const auto& name : p_.params) {
+      const auto it = grads_.find(name);
+      for (size_t i = 0; i < params_.at(name).size(); ++i)
+        g.push_back(it == grads_.end() ? 0.0 : mean_of(it->second.v[i]));
+    }
+    return g;
+  }
 
  private:
   monitor::Site node_site(size_t k) const { return {m_.path.c_str(), static_cast<int>(k + 1)}; }
@@ -432,6 +458,34 @@ double accuracy(const Model& m, const Plan& p, const monitor::Dataset& test) {
   return static_cast<double>(right) / static_cast<double>(test.rows());
 }
 
+// The samples' mean weights in the order the graph first reads them, flattened.
+template <class T>
+std::vector<double> flat_mean(const Plan& p, const Values<T>& params) {
+  std::vector<double> w;
+  for (const auto& name : p.params)
+    for (const T& v : params.at(name).v) w.push_back(mean_of(v));
+  return w;
+}
+
+// Sharpness (the largest Hessian eigenvalue of the mean data loss) at the weights `w`, over the
+// training rows (the first 1,024 when the run trains on batches of a larger set), in double.
+double sharpness_at(const Model& m, const Plan& p, const TrainOptions& o,
+                    const monitor::Dataset& train, const std::vector<double>& w, int64_t step) {
+  cestac::NearestScope nearest;
+  monitor::Dataset rows = train;
+  if (o.batch > 0 && train.rows() > 1024) {
+    rows.x.resize(1024 * static_cast<size_t>(train.features()));
+    rows.y.resize(1024);
+  }
+  TrainOptions full = o;
+  full.batch = 0;
+  full.trace = false;
+  Trainer<double> t(m, p, full, rows);
+  return monitor::power_sharpness(
+      w, [&](const std::vector<double>& x) { return t.gradient_at(x); }, o.sharpness_iters,
+      o.seed ^ static_cast<uint64_t>(step) * 0x73686172);
+}
+
 template <class F>
 TrainReport train_as(const Model& m, const monitor::Split& data, const TrainOptions& o) {
   using S = Stoch<F, 3>;
@@ -453,7 +507,11 @@ TrainReport train_as(const Model& m, const monitor::Split& data, const TrainOpti
     Trainer<S> t(m, p, o, data.train);
     const auto ts = std::chrono::steady_clock::now();
     for (int64_t k = 0; k < o.steps; ++k) {
+      const bool sharp = o.sharpness_every > 0 && (k % o.sharpness_every == 0 || k == o.steps - 1);
+      const double lambda =
+          sharp ? sharpness_at(m, p, o, data.train, flat_mean(p, t.params()), k) : NAN;
       r.steps.push_back(t.step(k));
+      r.steps.back().lambda = lambda;
       if (!std::isfinite(r.steps.back().loss)) {
         r.diverged_at = k;
         break;
@@ -476,7 +534,7 @@ TrainReport train_as(const Model& m, const monitor::Split& data, const TrainOpti
 
 template <class F>
 std::vector<double> native_as(const Model& m, const monitor::Split& data, const TrainOptions& o,
-                              double* seconds_per_step) {
+                              double* seconds_per_step, double* test_accuracy) {
   const Plan p = plan_of(m);
   Trainer<F> t(m, p, o, data.train);
   std::vector<double> losses;
@@ -484,6 +542,7 @@ std::vector<double> native_as(const Model& m, const monitor::Split& data, const 
   for (int64_t k = 0; k < o.steps; ++k) losses.push_back(t.step(k).loss);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (seconds_per_step) *seconds_per_step = o.steps > 0 ? s / static_cast<double>(o.steps) : 0;
+  if (test_accuracy) *test_accuracy = accuracy<F>(with_params(m, t.params(), 0), p, data.test);
   return losses;
 }
 
@@ -507,9 +566,7 @@ void check_trainable(const Model& m, const TrainOptions& o) {
     throw InputError("--weight-decay must not be negative");
   if (o.optimizer == Optimizer::adam && o.momentum > 0)
     throw InputError("--momentum is SGD's; Adam keeps its own moments");
-  if (o.loss == monitor::LossKind::ce_naive && o.optimizer != Optimizer::sgd) {
-    // allowed: the planted loss is independent of the optimizer
-  }
+  if (o.k < 1 || o.k > 1000) throw InputError("k must be a whole number 1..1000");
   const Plan p = plan_of(m);
   if (p.params.empty()) throw InputError(m.path + ": the graph has no floating-point weights");
   check_differentiable(m, p);
@@ -522,10 +579,10 @@ TrainReport train(const Model& m, const monitor::Split& data, const TrainOptions
 }
 
 std::vector<double> train_native(const Model& m, const monitor::Split& data, const TrainOptions& o,
-                                 double* seconds_per_step) {
+                                 double* seconds_per_step, double* test_accuracy) {
   check_trainable(m, o);
-  return o.f64 ? native_as<double>(m, data, o, seconds_per_step)
-               : native_as<float>(m, data, o, seconds_per_step);
+  return o.f64 ? native_as<double>(m, data, o, seconds_per_step, test_accuracy)
+               : native_as<float>(m, data, o, seconds_per_step, test_accuracy);
 }
 
 }  // namespace stabfuzz::onnx

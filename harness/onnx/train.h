@@ -8,6 +8,7 @@
 // node name, operator and phase (monitor/trace.h's rule).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@ struct TrainOptions {
   bool f64 = false;   // Stoch<double, 3> (else Stoch<float, 3>)
   double delta = 2;   // digits a node may lose beyond what its inputs explain
   bool trace = true;  // per-node digits (off: loss, weights, gradients only)
+  int k = 1;          // the k-trick: the update is (lr k) (step / k), equal up to rounding
+  int64_t sharpness_every = 0;  // 0: never; else lambda every M steps and at the last step
+  int sharpness_iters = 20;
 };
 
 struct TrainStep {
@@ -46,6 +50,7 @@ struct TrainStep {
   double weight_digits_min = 0, weight_digits_mean = 0;
   double grad_digits_min = 0, grad_digits_mean = 0;
   double rel_l1 = 0;  // sum |w^(k) - w^(0)| / sum |w^(0)| over the weights, mean over samples k > 0
+  double lambda = NAN;  // sharpness of the data loss at this step's weights, when computed
 };
 
 struct TrainReport {
@@ -74,9 +79,11 @@ void check_trainable(const Model& m, const TrainOptions& o);
 // Trains `m` on data.train under CESTAC and measures the samples' test accuracy on data.test.
 TrainReport train(const Model& m, const monitor::Split& data, const TrainOptions& o);
 
-// The same training natively (float or double): the loss per step, the mean seconds per step.
+// The same training natively (float or double): the loss per step, the mean seconds per step and
+// the test accuracy of the final weights.
 std::vector<double> train_native(const Model& m, const monitor::Split& data, const TrainOptions& o,
-                                 double* seconds_per_step = nullptr);
+                                 double* seconds_per_step = nullptr,
+                                 double* test_accuracy = nullptr);
 
 // Rows from NumPy files: X (N x ...) and integer labels Y (N); every fifth row is the test set.
 monitor::Split load_npy_split(const std::string& x_path, const std::string& y_path);

@@ -8,6 +8,7 @@
 
 #include "harness/monitor/output.h"
 #include "harness/onnx/npy.h"
+#include "harness/onnx/sweep.h"
 #include "harness/onnx/train.h"
 #include "reports/findings.h"
 #include "stabfuzz/errors.h"
@@ -41,7 +42,9 @@ monitor::Split split_fifths(const monitor::Dataset& all) {
   return s;
 }
 
-monitor::Split load_data(const std::string& data, int64_t max_train) {
+}  // namespace
+
+monitor::Split load_training_data(const std::string& data, int64_t max_train) {
   monitor::Split s;
   const auto comma = data.find(',');
   if (comma == std::string::npos) {
@@ -60,6 +63,8 @@ monitor::Split load_data(const std::string& data, int64_t max_train) {
   }
   return s;
 }
+
+namespace {
 
 std::string steps_csv(const TrainReport& r) {
   std::ostringstream os;
@@ -167,7 +172,7 @@ int train_command(const std::string& model, const std::string& data, const Train
                   int64_t max_train, const std::string& out) {
   const Model m = read_model(model);
   check_trainable(m, o);
-  const monitor::Split split = load_data(data, max_train);
+  const monitor::Split split = load_training_data(data, max_train);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw InputError("cannot create output directory " + out + ": " + ec.message());

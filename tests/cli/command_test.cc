@@ -51,7 +51,7 @@ TEST(Cli, UnknownOptionOfACommandIsOneLineAndExit2) {
 TEST(Cli, FlagsBeforeTheCommandStillWork) {
   expect_usage_error("--junit /tmp/nowhere.xml replay", "replay needs at least one file");
   expect_usage_error("--steps 3 monitor",
-                     "monitor: expected 'train', 'sweep', 'infer' or 'onnx-tests'");
+                     "monitor: expected 'train', 'sweep', 'infer', 'export' or 'onnx-tests'");
 }
 
 TEST(Commands, EveryCommandOnceTheDefaultRunFirst) {
@@ -122,11 +122,11 @@ TEST(Dispatch, UnknownCommandsAndMonitorSubcommands) {
   EXPECT_EQ(input_error([] { cli::dispatch({"run"}); }),
             "unknown command 'run' (stabfuzz help lists the commands)");
   EXPECT_EQ(input_error([] { cli::dispatch({"monitor"}); }),
-            "monitor: expected 'train', 'sweep', 'infer' or 'onnx-tests'");
+            "monitor: expected 'train', 'sweep', 'infer', 'export' or 'onnx-tests'");
   EXPECT_EQ(input_error([] {
               cli::dispatch({"monitor", "fly"});
             }),
-            "monitor: expected 'train', 'sweep', 'infer' or 'onnx-tests', got 'fly'");
+            "monitor: expected 'train', 'sweep', 'infer', 'export' or 'onnx-tests', got 'fly'");
   EXPECT_EQ(input_error([] {
               cli::dispatch({"monitor", "infer", "--steps", "3"});
             }),

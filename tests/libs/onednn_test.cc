@@ -1,5 +1,7 @@
-// oneDNN targets: registered per the catalog, accurate on typical inputs, layouts exact.
+// oneDNN targets: registered per the catalog, accurate on typical inputs, oneDNN 3's when found
+// (the calls themselves: onednn_calls_test.cc).
 #include "tests/libs/library_check.h"
+#include "tests/libs/onednn_layouts.h"
 #include "tests/support/require.h"
 
 namespace stabfuzz::testing {
@@ -35,30 +37,6 @@ TEST(OnednnTargets, AccurateOnTypicalInputs) {
   for (const auto& [f, t] : registered(libs::onednn_catalog()))
     for (DType d : t->dtypes) expect_accurate(*f, *t, d, 3, kKnownFindings);
 }
-
-// matmul's and batch normalization's layouts on `library` (onednn or onednn3).
-void expect_exact_layouts(const std::string& library) {
-  const auto [gf, gemm] = default_registry().find_target("gemm/" + library + "/matmul");
-  ASSERT_NE(gemm, nullptr);
-  Input mm;  // A [2, 3], B [3, 1]: C = [1 - 2 + 6, 4 - 5 + 12] = [5, 11]
-  mm.args = {{{2, 3}, {1, 2, 3, 4, 5, 6}}, {{3, 1}, {1, -1, 2}}};
-  expect_exact(*gemm, mm, {5, 11});
-  const auto [bf, bn] =
-      default_registry().find_target("batch_norm/" + library + "/batch_normalization");
-  ASSERT_NE(bn, nullptr);
-  Input x;  // [2, 2]: channel 0 = {1, 3}, channel 1 = {5, 5}; eps 0 is refused, so y = +-1/sqrt(1 +
-            // eps)
-  x.args = {{{2, 2}, {1, 5, 3, 5}}};
-  x.dtype = DType::f32;
-  const auto y = bn->native(x);
-  ASSERT_EQ(y.size(), 4u);
-  EXPECT_LT(y[0], -0.99);
-  EXPECT_GT(y[2], 0.99);
-  EXPECT_EQ(y[1], 0);  // the constant channel, not the row
-  EXPECT_EQ(y[3], 0);
-}
-
-TEST(OnednnTargets, LayoutsAreExact) { expect_exact_layouts("onednn"); }
 
 // oneDNN 3, loaded at run time beside the linked oneDNN 2 (libstabfuzz_onednn3.so): its targets
 // when ci/bootstrap --with-onednn3 unpacked it, else listed as unavailable with that command.

@@ -1,5 +1,6 @@
 // Elementwise families: oracles (special values, identities, long double agreement), condition
-// numbers, validation, and the stable targets judged against the oracle.
+// numbers, and the stable targets judged against the oracle (the declarations:
+// tests/families/elementwise_test.cc).
 #include "oracles/elementwise.h"
 
 #include <gtest/gtest.h>
@@ -100,21 +101,6 @@ rc::Gen<double> moderate_x(Unary f) {
     if (f == Unary::log1p) return -0.99 + std::exp(-20 + 25 * u);  // (-0.99, 148)
     return -5 + 10 * u;
   });
-}
-
-TEST(ElementwiseFamilies, EveryFamilyIsRegisteredWithAStableTarget) {
-  for (Unary f : kAll) {
-    const Family& fam = family(f);
-    EXPECT_GE(fam.regimes.size(), 4u) << fam.name;
-    EXPECT_LE(fam.regimes.size(), 7u) << fam.name;
-    const Target& t = stable(f);
-    EXPECT_EQ(t.kind, TargetKind::reference);
-    EXPECT_EQ(t.dtypes, (std::vector<DType>{DType::f64, DType::f32, DType::f16, DType::bf16}));
-    EXPECT_TRUE(static_cast<bool>(t.cestac)) << t.id;
-    // Tolerances do not grow with n: one evaluation per output.
-    for (DType d : kAllDTypes)
-      EXPECT_EQ(fam.tolerance_ulps(d, 1), fam.tolerance_ulps(d, 4096)) << fam.name;
-  }
 }
 
 // ---- special values ----------------------------------------------------------------------------
@@ -223,40 +209,6 @@ TEST(ElementwiseOracle, HugeArgumentsAreDecidedWithoutTheirBoundsExploding) {
   const double g = exact1(Unary::gelu, DType::f64, -20);
   EXPECT_LT(g, -5e-88);
   EXPECT_GT(g, -6e-88);
-}
-
-// ---- validation --------------------------------------------------------------------------------
-
-TEST(ElementwiseFamilies, ValidationRejectsWhatIsOutsideTheContract) {
-  for (Unary f : kAll) {
-    const Family& fam = family(f);
-    for (DType d : {DType::f64, DType::f32}) {
-      EXPECT_FALSE(fam.validate(row_input(d, {0.5}))) << fam.name;  // length 1
-      EXPECT_FALSE(fam.validate(row_input(d, {kInf, 0.0, -0.0}))) << fam.name;
-      EXPECT_TRUE(fam.validate(row_input(d, {1.0, NAN}))) << fam.name;
-      EXPECT_TRUE(fam.validate(row_input(d, {}))) << fam.name;
-    }
-    Input two_d = row_input(DType::f64, {1, 2, 3, 4});
-    two_d.args[0].shape = {2, 2};
-    EXPECT_TRUE(fam.validate(two_d)) << fam.name;
-    Input with_param = row_input(DType::f64, {1});
-    with_param.set_param("beta", 2);
-    EXPECT_TRUE(fam.validate(with_param)) << fam.name;
-    Input f32 = row_input(DType::f32, {1});
-    f32.args[0].values[0] = 0.1;  // not a float
-    EXPECT_TRUE(fam.validate(f32)) << fam.name;
-  }
-  const Family& log = family(Unary::log);
-  EXPECT_FALSE(log.validate(row_input(DType::f64, {0.0, -0.0, 1e-320})));
-  auto msg = log.validate(row_input(DType::f64, {-1e-300}));
-  ASSERT_TRUE(msg);
-  EXPECT_NE(msg->find("x >= 0"), std::string::npos) << *msg;
-  EXPECT_TRUE(log.validate(row_input(DType::f64, {-kInf})));
-  const Family& log1p = family(Unary::log1p);
-  EXPECT_FALSE(log1p.validate(row_input(DType::f32, {-1.0, -0.5})));
-  EXPECT_TRUE(log1p.validate(row_input(DType::f32, {-1.5})));
-  EXPECT_TRUE(log1p.validate(row_input(DType::f64, {std::nextafter(-1.0, -2.0)})));
-  EXPECT_FALSE(family(Unary::exp).validate(row_input(DType::f64, {-kInf, kMax})));
 }
 
 // ---- exact identities --------------------------------------------------------------------------

@@ -346,7 +346,7 @@ namespace {
 // Returns nonzero when inexact.
 int bias_correction(Real& out, double beta, double t, mpfr_prec_t p) {
   const mpfr_prec_t k = beta > 0 ? 1 - std::ilogb(1 - beta) : 0;
-  mpfr_set_prec(out, p + 64 + k);
+  out.set_prec(p + 64 + k);
   if (beta == 0) return mpfr_set_ui(out, 1, MPFR_RNDN);
   mpfr_set_d(out, beta, MPFR_RNDN);
   return mpfr_pow_ui(out, out, static_cast<unsigned long>(t), MPFR_RNDN) |

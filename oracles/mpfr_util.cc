@@ -1,13 +1,55 @@
 // Decidable rounding of MPFR approximations to f32/f64, and correctly rounded sums.
 #include "oracles/mpfr_util.h"
 
+#include <cstdlib>
+#include <new>
+
 #include "stabfuzz/lowp.h"
 
 namespace stabfuzz::oracle {
 
 namespace {
 thread_local mpfr_prec_t t_start_precision = kStartPrecision;
+
+// Free significands by limb count (1..kPooledLimbs, up to kPrecisionCap bits); larger ones and
+// those past kMaxFree per size go back to malloc.
+constexpr size_t kPooledLimbs = (kPrecisionCap + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS;
+constexpr size_t kMaxFree = 4096;
+struct SignificandPool {
+  std::vector<void*> free[kPooledLimbs + 1];
+  ~SignificandPool() {
+    for (auto& list : free)
+      for (void* p : list) std::free(p);
+  }
+};
+thread_local SignificandPool t_pool;
+
+size_t limbs_of(mpfr_prec_t prec) {
+  return static_cast<size_t>((prec + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS);
+}
 }  // namespace
+
+namespace detail {
+void* take_significand(mpfr_prec_t prec) {
+  const size_t limbs = limbs_of(prec);
+  if (limbs <= kPooledLimbs && !t_pool.free[limbs].empty()) {
+    void* p = t_pool.free[limbs].back();
+    t_pool.free[limbs].pop_back();
+    return p;
+  }
+  void* p = std::malloc(mpfr_custom_get_size(prec));
+  if (!p) throw std::bad_alloc();
+  mpfr_custom_init(p, prec);
+  return p;
+}
+void give_significand(void* p, mpfr_prec_t prec) {
+  const size_t limbs = limbs_of(prec);
+  if (limbs <= kPooledLimbs && t_pool.free[limbs].size() < kMaxFree)
+    t_pool.free[limbs].push_back(p);
+  else
+    std::free(p);
+}
+}  // namespace detail
 
 mpfr_prec_t start_precision() { return t_start_precision; }
 StartPrecisionOverride::StartPrecisionOverride(mpfr_prec_t start) : previous_(t_start_precision) {

@@ -40,7 +40,9 @@ T sigmoid(T x) {
   using std::fabs;
   const T e = exp(-fabs(x));
   const T d = T(1) + e;
-  return x >= T(0) ? T(1) / d : e / d;
+  // One division on its own line (not a select of two), so that a fault planted in it has a site.
+  const T num = x >= T(0) ? T(1) : e;
+  return num / d;
 }
 
 }  // namespace ew
@@ -143,8 +145,12 @@ struct GeluStable {
     using std::erfc;
     using std::isinf;
     if (isinf(x)) return x > T(0) ? x : T(-0.0);
-    if (x >= T(0)) return T(0.5) * x * (T(1) + erf(x * T(ew::kSqrtHalf)));
-    return T(0.5) * x * erfc(-(x * T(ew::kSqrtHalf)));
+    // Each product on one line (the compiler merges equal operations of two branches, and a
+    // merged one has no line for a fault's site).
+    const T half_x = T(0.5) * x;
+    const T scaled = x * T(ew::kSqrtHalf);
+    const T s = x >= T(0) ? T(1) + erf(scaled) : erfc(-scaled);
+    return half_x * s;
   }
 };
 

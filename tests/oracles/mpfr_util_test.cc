@@ -161,5 +161,42 @@ TEST(RealRaii, MoveKeepsTheValue) {
   EXPECT_EQ(mpfr_get_prec(b), 128);
 }
 
+// Significands come back from a per-thread pool: a reused one holds a number of another precision
+// of the same limb count correctly, and a moved-from Real gives nothing back (ASan catches a
+// double return).
+TEST(RealRaii, PooledStorageServesEveryPrecisionOfItsSize) {
+  std::vector<Real> first;
+  for (int i = 0; i < 8; ++i) first.emplace_back(128, 1.0 + i);
+  first.clear();
+  Real third(100);  // two limbs, like 128 bits: a pooled significand
+  ASSERT_EQ(mpfr_get_prec(third), 100);
+  EXPECT_TRUE(mpfr_nan_p(third));
+  mpfr_set_ui(third, 1, MPFR_RNDN);
+  mpfr_div_ui(third, third, 3, MPFR_RNDN);
+  Real check(100);
+  mpfr_set_ui(check, 1, MPFR_RNDN);
+  mpfr_div_ui(check, check, 3, MPFR_RNDN);
+  EXPECT_EQ(mpfr_cmp(third, check), 0);
+  // 1/3 at 100 bits: its last bit is bit 100, not a leftover bit of an earlier 128-bit number.
+  EXPECT_EQ(mpfr_min_prec(third), 100);
+  Real moved(std::move(third));
+  EXPECT_EQ(mpfr_cmp(moved, check), 0);
+}
+
+TEST(RealRaii, SetPrecAndSwapKeepOwnership) {
+  Real a(64, 1.5), b(4096, 2.5);
+  mpfr_swap(a, b);  // each destructor returns the significand it holds then
+  EXPECT_EQ(mpfr_get_prec(a), 4096);
+  EXPECT_EQ(mpfr_get_d(a, MPFR_RNDN), 2.5);
+  EXPECT_EQ(mpfr_get_d(b, MPFR_RNDN), 1.5);
+  b.set_prec(300);
+  EXPECT_EQ(mpfr_get_prec(b), 300);
+  EXPECT_TRUE(mpfr_nan_p(b));
+  mpfr_const_pi(b, MPFR_RNDN);
+  EXPECT_NEAR(mpfr_get_d(b, MPFR_RNDN), 3.141592653589793, 1e-15);
+  Real big(20000, 0.25);  // past the pooled sizes
+  EXPECT_EQ(mpfr_get_d(big, MPFR_RNDN), 0.25);
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -1,6 +1,7 @@
 // Decidable rounding of MPFR approximations to f32/f64, and correctly rounded sums.
 #include "oracles/mpfr_util.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <new>
 
@@ -76,6 +77,19 @@ double round_to_small_format(mpfr_srcptr x, const Format& f) {
   return r;
 }
 }  // namespace
+
+long double approx_long_double(mpfr_srcptr x) {
+  if (!mpfr_regular_p(x)) return mpfr_get_d(x, MPFR_RNDN);  // 0, inf and NaN as they are
+  static_assert(GMP_NUMB_BITS == 64, "one limb holds long double's significand");
+  // The most significant limb holds the leading 64 bits (MPFR keeps it normalized): x is about
+  // top * 2^(e - 64) with x = 0.1... * 2^e.
+  const mp_limb_t* d = x->_mpfr_d;
+  const mp_limb_t top = d[(mpfr_get_prec(x) - 1) / GMP_NUMB_BITS];
+  const long double m = static_cast<long double>(top);  // exact: 64 bits
+  const long e = mpfr_get_exp(x) - 64;
+  const long clamped = e < -20000 ? -20000 : (e > 20000 ? 20000 : e);  // past the range anyway
+  return std::ldexp(mpfr_signbit(x) ? -m : m, static_cast<int>(clamped));
+}
 
 double round_nearest(mpfr_srcptr x, DType d) {
   // mpfr_get_d / mpfr_get_flt round once, directly from the MPFR value, subnormals included.

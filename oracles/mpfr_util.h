@@ -80,6 +80,10 @@ class StartPrecisionOverride {
 // this also decides results that are exactly representable (softmax of [a, a] is 0.5).
 std::optional<double> round_decided(mpfr_srcptr approx, long err_bits, DType d);
 
+// x truncated to long double's 64-bit significand (within one of its ulps): for condition numbers,
+// where mpfr_get_ld's correct rounding (and its temporary number) is not needed.
+long double approx_long_double(mpfr_srcptr x);
+
 // Correct rounding of an MPFR value to the dtype (RNDN), without an error interval.
 double round_nearest(mpfr_srcptr x, DType d);
 

@@ -105,12 +105,12 @@ bool layer_norm_row(const std::vector<double>& x, double eps, DType dt, mpfr_pre
     const auto v = round_decided(y, p - 4, dt);
     if (!v) return false;
     exact.push_back(*v);
-    ys[i] = mpfr_get_ld(y, MPFR_RNDN);
+    ys[i] = approx_long_double(y);
   }
   const auto num = layer_norm_numerators(ys, x);
   for (size_t i = 0; i < n; ++i) {
     // cond_i = num_i / (n |c_i|); exact 0 outputs follow normalization.h's convention.
-    const long double den = std::fabs(mpfr_get_ld(nc[i], MPFR_RNDN));
+    const long double den = std::fabs(approx_long_double(nc[i]));
     if (mpfr_zero_p(nc[i]))
       cond.push_back(num[i] == 0 ? 0.0 : INFINITY);
     else
@@ -177,7 +177,7 @@ OracleResult rms_norm(const Input& in) {
       const auto v = round_decided(y, p - 3, in.dtype);
       if (!v) return false;
       r.exact.push_back(*v);
-      ys[i] = mpfr_get_ld(y, MPFR_RNDN);
+      ys[i] = approx_long_double(y);
       total += ys[i] * ys[i];
     }
     // cond_i = |1 - y_i^2 / n| + (sum_j y_j^2 - y_i^2) / n; 0 for x_i = 0 (y_i stays 0).

@@ -34,7 +34,7 @@ mpfr_prec_t exact_sum_precision(const std::vector<double>& x) {
 // sum |x| / |s| for an exact sum s; inf when s = 0 but not every term is (see the header).
 double sum_cond(long double abs_sum, mpfr_srcptr s) {
   if (mpfr_zero_p(s)) return abs_sum == 0 ? 0.0 : INFINITY;
-  return static_cast<double>(abs_sum / std::fabs(mpfr_get_ld(s, MPFR_RNDN)));
+  return static_cast<double>(abs_sum / std::fabs(approx_long_double(s)));
 }
 
 // Running exact prefix sums: `emit(k, s)` sees the exact sum of x_0..x_k. False if an addition

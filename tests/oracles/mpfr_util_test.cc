@@ -198,5 +198,32 @@ TEST(RealRaii, SetPrecAndSwapKeepOwnership) {
   EXPECT_EQ(mpfr_get_d(big, MPFR_RNDN), 0.25);
 }
 
+TEST(ApproxLongDouble, WithinOneUlpOfMpfrGetLd) {
+  Real x(200);
+  for (long e : {-16400L, -1100L, -60L, -1L, 0L, 1L, 70L, 1100L, 16380L}) {
+    for (int sign : {1, -1}) {
+      mpfr_const_pi(x, MPFR_RNDN);
+      mpfr_mul_2si(x, x, e, MPFR_RNDN);
+      if (sign < 0) mpfr_neg(x, x, MPFR_RNDN);
+      const long double want = mpfr_get_ld(x, MPFR_RNDN), got = oracle::approx_long_double(x);
+      const long double ulp = std::fabs(std::nextafter(want, 2 * want) - want);
+      EXPECT_LE(std::fabs(got - want), ulp) << e << " " << sign;
+      EXPECT_EQ(std::signbit(got), sign < 0);
+    }
+  }
+  Real small(20);  // a precision below one limb
+  mpfr_set_ui(small, 3, MPFR_RNDN);
+  EXPECT_EQ(oracle::approx_long_double(small), 3.0L);
+  mpfr_set_inf(x, -1);
+  EXPECT_EQ(oracle::approx_long_double(x), -INFINITY);
+  mpfr_set_zero(x, -1);
+  EXPECT_EQ(oracle::approx_long_double(x), 0.0L);
+  EXPECT_TRUE(std::signbit(oracle::approx_long_double(x)));
+  mpfr_set_nan(x);
+  EXPECT_TRUE(std::isnan(oracle::approx_long_double(x)));
+  mpfr_set_ui_2exp(x, 1, 20000, MPFR_RNDN);  // past long double's range, as mpfr_get_ld
+  EXPECT_EQ(oracle::approx_long_double(x), INFINITY);
+}
+
 }  // namespace
 }  // namespace stabfuzz

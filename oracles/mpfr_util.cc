@@ -106,6 +106,19 @@ double round_nearest(mpfr_srcptr x, DType d) {
 std::optional<double> round_decided(mpfr_srcptr approx, long err_bits, DType d) {
   if (mpfr_nan_p(approx)) return std::nullopt;
   if (mpfr_inf_p(approx) || mpfr_zero_p(approx)) return mpfr_get_d(approx, MPFR_RNDN);
+  // Fast path for f64 and f32 inside their normal range (no subnormal's reduced precision, no
+  // overflow): when rounding toward zero to one bit more than the format is decided
+  // (mpfr_can_round's way to decide round-to-nearest), no value of the interval lies on a midpoint
+  // or a representable number's other side. Otherwise (results near a midpoint or exactly
+  // representable, like softmax's 1/2) the interval's two ends are rounded below.
+  if (d == DType::f64 || d == DType::f32) {
+    const mpfr_exp_t e = mpfr_get_exp(approx);  // approx = m 2^e, m in [1/2, 1)
+    const bool f64 = d == DType::f64;
+    const bool normal = f64 ? (e > -1021 && e < 1024) : (e > -125 && e < 128);
+    if (normal && err_bits > 0 &&
+        mpfr_can_round(approx, err_bits, MPFR_RNDN, MPFR_RNDZ, (f64 ? 53 : 24) + 1))
+      return round_nearest(approx, d);
+  }
   const mpfr_prec_t p = mpfr_get_prec(approx) + err_bits + 4;
   Real delta(p), lo(p), hi(p);
   mpfr_abs(delta, approx, MPFR_RNDN);

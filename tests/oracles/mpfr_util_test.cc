@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <random>
 #include <vector>
 
 namespace stabfuzz {
@@ -90,6 +92,63 @@ TEST(RoundDecided, RoundsIntoF64SubnormalsOnce) {
   Real s(96);
   set_pow2_sum(s, {-1070, -1071});
   EXPECT_EQ(round_decided(s, 80, DType::f64), std::optional<double>(0x1.8p-1070));
+}
+
+// Whatever round_decided decides is the correct rounding of the exact value: exact values near
+// midpoints, near representable numbers and at random, over the whole range of f64 and f32
+// (subnormals and the overflow edge included), approximated at 96 bits.
+TEST(RoundDecided, EveryDecisionIsTheCorrectRounding) {
+  std::mt19937_64 g(7);
+  Real x(400), approx(96), t(400);
+  int decided = 0, cases = 0;
+  for (DType d : {DType::f64, DType::f32}) {
+    const bool f64 = d == DType::f64;
+    const int prec = f64 ? 53 : 24, emin = f64 ? -1074 : -149, emax = f64 ? 1023 : 127;
+    for (int k = 0; k < 4000; ++k) {
+      // A representable value y, then x = y + (a half or whole ulp, or nothing) + a tiny offset.
+      const long e = emin + static_cast<long>(g() % static_cast<uint64_t>(emax - emin + 1));
+      mpfr_set_ui(x, 1, MPFR_RNDN);
+      mpfr_mul_2si(x, x, e, MPFR_RNDN);
+      mpfr_set_ui(t, static_cast<unsigned long>(g() >> 11), MPFR_RNDN);  // random mantissa bits
+      mpfr_mul_2si(t, t, e - 53, MPFR_RNDN);
+      mpfr_add(x, x, t, MPFR_RNDN);
+      const double y = f64 ? mpfr_get_d(x, MPFR_RNDN) : mpfr_get_flt(x, MPFR_RNDN);
+      if (!std::isfinite(y) || y == 0) continue;
+      mpfr_set_d(x, y, MPFR_RNDN);
+      const long ulp_exp = std::max<long>(std::ilogb(y) - prec + 1, emin);
+      switch (k % 4) {
+        case 0:  // a midpoint
+          mpfr_set_ui_2exp(t, 1, ulp_exp - 1, MPFR_RNDN);
+          mpfr_add(x, x, t, MPFR_RNDN);
+          break;
+        case 1:  // near a midpoint
+          mpfr_set_ui_2exp(t, 1, ulp_exp - 1, MPFR_RNDN);
+          mpfr_add(x, x, t, MPFR_RNDN);
+          mpfr_set_si_2exp(t, (g() & 1) ? 1 : -1, ulp_exp - 60 - static_cast<long>(g() % 60),
+                           MPFR_RNDN);
+          mpfr_add(x, x, t, MPFR_RNDN);
+          break;
+        case 2:  // near the representable value itself
+          mpfr_set_si_2exp(t, (g() & 1) ? 1 : -1, ulp_exp - 40 - static_cast<long>(g() % 80),
+                           MPFR_RNDN);
+          mpfr_add(x, x, t, MPFR_RNDN);
+          break;
+        default:  // anywhere in the ulp
+          mpfr_set_ui(t, static_cast<unsigned long>(g() >> 1), MPFR_RNDN);
+          mpfr_mul_2si(t, t, ulp_exp - 63, MPFR_RNDN);
+          mpfr_add(x, x, t, MPFR_RNDN);
+      }
+      if ((g() & 1) != 0) mpfr_neg(x, x, MPFR_RNDN);
+      mpfr_set(approx, x, MPFR_RNDN);  // |approx - x| <= |approx| 2^-96
+      ++cases;
+      const auto v = round_decided(approx, 95, d);
+      if (!v) continue;
+      ++decided;
+      const double want = f64 ? mpfr_get_d(x, MPFR_RNDN) : mpfr_get_flt(x, MPFR_RNDN);
+      ASSERT_EQ(*v, want) << "dtype " << dtype_name(d) << " case " << k;
+    }
+  }
+  EXPECT_GT(decided, cases / 2);  // most are decided; midpoints and near-midpoints often not
 }
 
 TEST(RoundNearest, F32RoundsOnceFromTheExactValue) {

@@ -5,7 +5,7 @@
 // the file:line of every unstable operation.
 //
 // Output: one line per kernel and type, then the sites; the same with GCC and Clang (a test
-// compares the two builds).
+// compares them; C++ leaves the order of an expression's operands to the compiler).
 #include <cinttypes>
 #include <cstdio>
 #include <vector>
@@ -20,8 +20,8 @@ T variance_one_pass(const std::vector<T>& x) {
     s2 += v * v;
   }
   const T n = static_cast<T>(x.size());
-  const T mean = s / n;
-  return s2 / n - mean * mean;
+  const T mean = s / n, mean_sq = s2 / n;  // named: each draws its random bits in this order
+  return mean_sq - mean * mean;
 }
 
 template <class T>

@@ -1,5 +1,6 @@
 // The instability log: per-thread counts by kind and by (kind, site), and CESTAC run scopes.
 #include <cmath>
+#include <cstring>
 
 #include "stabfuzz/cestac.h"
 
@@ -68,6 +69,8 @@ Run::Run(uint64_t seed, uint64_t stream, Config config)
   hot = HotState{};
   // The pattern word takes word 0 of the stream, random_bits words 1, 2, ... (cestac_core.h).
   start_stream(hot, stream_key(seed, stream));
+  std::memcpy(saved_uniform_state_, uniform_pool.state, sizeof saved_uniform_state_);
+  seed_uniform_pool(uniform_pool, hot.key);
   hot.detect = config.detect;
   hot.cancel_digits = config.cancel_digits;
   hot.cancel_bits = cancel_bits_for(config.cancel_digits);
@@ -84,6 +87,9 @@ Run::Run(uint64_t seed, uint64_t stream, Config config)
 Run::~Run() {
   set_mxcsr(saved_mxcsr_);
   hot = saved_hot_;
+  // The enclosing run goes on from its generator's state with a fresh block.
+  std::memcpy(uniform_pool.state, saved_uniform_state_, sizeof saved_uniform_state_);
+  uniform_pool.next_d = uniform_pool.next_f = kUniformBlock;
   thread_log() = std::move(saved_log_);
 }
 

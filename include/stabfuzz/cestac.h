@@ -105,6 +105,34 @@ struct HotState {
 };
 inline thread_local HotState hot{};
 
+// The uniforms of the four-lane operations under Rounding::nearness (detail::take_uniforms), made
+// kUniformBlock operations at a time by a four-lane xoshiro256+ generator (shifts, xors and adds
+// on four 64-bit words, three operations' uniforms from each: about 8 vector instructions per
+// operation, where a 64-bit hash per operation inline took 27), seeded from the run's stream key
+// (Run), so a run replays bit for bit from its seed.
+inline constexpr int kUniformBlock = 96;  // a multiple of 3
+struct UniformPool {
+  // 1 + u per lane, u = (k + 1/2) 2^-17 with k 17 random bits (detail::refill_uniforms).
+  alignas(32) double d[kUniformBlock][4] = {};
+  alignas(32) float f[kUniformBlock][4] = {};
+  uint32_t next_d = kUniformBlock;  // next unused entry (kUniformBlock: none left)
+  uint32_t next_f = kUniformBlock;
+  // xoshiro256+ state, word k of lane i at state[k][i] (never all zero).
+  alignas(32) uint64_t state[4][4] = {{mix64(1), mix64(2), mix64(3), mix64(4)},
+                                      {mix64(5), mix64(6), mix64(7), mix64(8)},
+                                      {mix64(9), mix64(10), mix64(11), mix64(12)},
+                                      {mix64(13), mix64(14), mix64(15), mix64(16)}};
+};
+inline thread_local UniformPool uniform_pool{};
+// Seeds the pool's generator from a stream key and empties the pool.
+inline void seed_uniform_pool(UniformPool& p, uint64_t key) {
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 4; ++i)
+      p.state[k][i] =
+          stream_word(key ^ 0x7a1c3e5b9d2f4861ULL, static_cast<uint64_t>(4 * k + i + 1));
+  p.next_d = p.next_f = kUniformBlock;
+}
+
 // ---- the thread's floating-point rounding mode --------------------------------------------------
 inline constexpr uint32_t kMxcsrRoundingMask = 0x6000;  // RC bits: 00 nearest, 10 toward +inf
 inline constexpr uint32_t kMxcsrRoundUp = 0x4000;
@@ -161,6 +189,7 @@ class Run {
 
  private:
   HotState saved_hot_;
+  uint64_t saved_uniform_state_[4][4];
   Log saved_log_;
   uint32_t saved_mxcsr_;
 };

@@ -234,52 +234,17 @@ struct Simd4 {
 #endif
   }
   // ---- stochastic rounding to nearness (Rounding::nearness) -------------------------------------
-  // Four v in (-1/2, 1/2), 15 random bits each (bits 16i .. 16i + 14 of w), the midpoints of 2^15
-  // cells. Bits 15 and 31 of w pick the lane that uncollapse tries first (first_lane). Made a block
-  // of operations at a time (refill_uniforms), not inline.
-  static SF_ALWAYS_INLINE V centred_uniform(uint64_t w) {
-#if defined(__AVX2__)
-    if constexpr (std::is_same_v<T, double>) {
-      __m256i k = _mm256_srlv_epi64(_mm256_set1_epi64x(static_cast<long long>(w)),
-                                    _mm256_setr_epi64x(0, 16, 32, 48));
-      k = _mm256_and_si256(k, _mm256_set1_epi64x(0x7FFF));
-      // 1 + (k + 1/2) 2^-15: k in mantissa bits 37..51, the half cell in bit 36; minus 3/2.
-      k = _mm256_or_si256(_mm256_slli_epi64(k, 37), _mm256_set1_epi64x(0x3FF0001000000000LL));
-      return (V)_mm256_sub_pd(_mm256_castsi256_pd(k), _mm256_set1_pd(1.5));
-    } else {
-      __m128i k = _mm_cvtepu16_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
-      k = _mm_and_si128(k, _mm_set1_epi32(0x7FFF));
-      k = _mm_or_si128(_mm_slli_epi32(k, 8), _mm_set1_epi32(0x3F800080));  // bits 8..22, half: 7
-      return (V)_mm_sub_ps(_mm_castsi128_ps(k), _mm_set1_ps(1.5f));
-    }
-#else
-    V v;  // the same values: (k + 1/2) 2^-15 - 1/2 is exact in float and double
-    for (int i = 0; i < 4; ++i)
-      v[i] =
-          static_cast<T>(static_cast<int>((w >> (16 * i)) & 0x7FFF) + T(0.5)) * T(0x1p-15) - T(0.5);
-    return v;
-#endif
-  }
-  static SF_ALWAYS_INLINE uint32_t first_lane(uint64_t w) {
-    return static_cast<uint32_t>(((w >> 15) & 1u) | ((w >> 30) & 2u));
-  }
   // Stochastic rounding to nearness of r + e, r = RN(exact), e the exact error (to a few bits):
   // each lane moves to the exact value's other neighbour with probability |e| / (the spacing on
   // that side) and stays otherwise (e = 0 never moves). Where r's spacing is the same on both
-  // sides (r not a power of two), RN(r + (e + v)) with v uniform in (-gap/2, gap/2): the sum
-  // crosses the boundary gap/2 away exactly when v > gap/2 - |e|, and never the other one, so the
-  // dependency chain of a sum is the error-free transformation plus two adds. A lane at a power
-  // of two (or 0), at the largest finite value (no neighbour above), inf or NaN sends the four to
-  // sr_round_sides, which compares |e| with u x the spacing on e's side (a branch, rarely taken
-  // inside a chain). v: centred_uniform's four uniforms.
-  static SF_ALWAYS_INLINE V sr_round(V r, V e, V v) {
-    constexpr I kMantissa = std::is_same_v<T, double> ? I(0x000FFFFFFFFFFFFFLL) : I(0x007FFFFF);
-    const M rb = (M)r;
-    if (movemask(((rb & kMantissa) == 0) | ~below_overflow(r)) != 0) [[unlikely]]
-      return sr_round_sides(r, e, v);
-    const V gap = abs((V)(rb + 1) - r);
-    return r + (e + v * gap);
-  }
+  // sides (r not a power of two), RN(r + fma(v, gap, e)) with v uniform in (-1/2, 1/2): the sum
+  // crosses the boundary gap/2 away exactly when v gap > gap/2 - |e|, and never the other one, so
+  // the dependency chain of a sum is the error-free transformation, an fma and an add (the fma
+  // rounds v gap + e once; two operations, one more on the chain, cost 10 % more on a plain sum of
+  // 4096 doubles). A lane at a power of two (or 0), at the largest finite value (no neighbour
+  // above), inf or NaN sends the four to sr_round_sides, which compares |e| with u x the spacing
+  // on e's side (a branch, rarely taken inside a chain). v: four uniforms in (-1/2, 1/2)
+  // (take_uniforms). sr_round_uncollapsed below is the fast path.
   static V sr_round_sides(V r, V e, V v) {
     const M rb = (M)r;
     const M away = rb + 1, toward = rb - 1;  // r = +-0: toward is NaN bits and never taken
@@ -290,22 +255,33 @@ struct Simd4 {
     const M n = (same & away) | (~same & toward);
     return (V)((move & n) | (~move & rb));
   }
-  // sr_round, then uncollapse: every lane equal while some lane was inexact (num != 0) would read
-  // as exact, so lane j (first_lane), or the first inexact lane from j on, takes its exact value's
-  // other neighbour. Without it, lanes whose exact values differ by less than an ulp (after a
-  // square root, say) can all round to one value, the following operations are exact, and a
-  // later cancellation shows no noise at all. Lanes that were exact or whose other neighbour is
-  // infinite are never moved. Two ways to the same result, chosen by a branch that follows the
-  // code, not the random draws: when every lane's r is equal (exact operands, mostly) a third of
-  // the results collapse at random, so the test is branch-free there; otherwise (inside a chain)
-  // a collapse is rare and its test is a branch off the dependency chain.
+  // Stochastic rounding, then uncollapse: every lane equal while some lane was inexact (num != 0)
+  // would read as exact, so lane j (drawn with the uniforms), or the first inexact lane from j on,
+  // takes its exact value's other neighbour. Without it, lanes whose exact values differ by less
+  // than an ulp (after a square root, say) can all round to one value, the following operations are
+  // exact, and a later cancellation shows no noise at all. Lanes that were exact or whose other
+  // neighbour is infinite are never moved. Two ways to the same result, chosen by a branch that
+  // follows the code, not the random draws: when every lane's r is equal (exact operands, mostly) a
+  // third of the results collapse at random, so the test is branch-free there; otherwise (inside a
+  // chain) a collapse is rare and its test is a branch off the dependency chain.
   static SF_ALWAYS_INLINE V sr_round_uncollapsed(V r, V e, V v, uint32_t j) {
-    const V out = sr_round(r, e, v);
+    constexpr I kMantissa = std::is_same_v<T, double> ? I(0x000FFFFFFFFFFFFFLL) : I(0x007FFFFF);
     const M rb = (M)r;
+    if (movemask(((rb & kMantissa) == 0) | ~below_overflow(r)) != 0) [[unlikely]]
+      return sr_round_sides_uncollapsed(r, e, v, j);
+    // Every lane's r finite, below the largest value, not a power of two: its neighbours are
+    // finite and a lane may move exactly when it is inexact.
+    const V out = r + fma(v, abs((V)(rb + 1) - r), e);
     if (movemask(r == __builtin_shufflevector(r, r, 1, 2, 3, 0)) == 0xF)
-      return uncollapse_equal(out, rb, e, j);
+      return uncollapse_equal_normal(out, rb, e, j);
     if (collapsed(out, e)) [[unlikely]]
       return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), j);
+    return out;
+  }
+  static V sr_round_sides_uncollapsed(V r, V e, V v, uint32_t j) {
+    const V out = sr_round_sides(r, e, v);
+    const M rb = (M)r;
+    if (collapsed(out, e)) return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), j);
     return out;
   }
   // Every lane equal while some lane was inexact (num != 0).
@@ -323,18 +299,20 @@ struct Simd4 {
     return static_cast<uint32_t>(
         movemask((abs(num) > V{}) & ((rb & ~kSign) < kInfBits) & ((n & ~kSign) < kInfBits)));
   }
-  // Uncollapse without a branch on the draws, for lanes of equal r.
-  static SF_ALWAYS_INLINE V uncollapse_equal(V out, M rb, V e, uint32_t j) {
-    const M ob = (M)out;
+  // Uncollapse without a branch on the draws, for lanes of equal r whose neighbours are finite
+  // (sr_round_uncollapsed's fast path): every lane of out is r or its neighbour n on the exact
+  // value's side, so the other one is out ^ r ^ n (bits); lane j moves when the lanes collapsed
+  // and it is inexact (when it is exact and another lane is not, the first inexact lane from j on
+  // moves, in uncollapse).
+  static SF_ALWAYS_INLINE V uncollapse_equal_normal(V out, M rb, V e, uint32_t j) {
+    const M inexact = abs(e) > V{};
+    const uint32_t mov = static_cast<uint32_t>(movemask(inexact));
     const V rot = __builtin_shufflevector(out, out, 1, 2, 3, 0);
-    const uint32_t mov = movable(rb, e);
-    const uint32_t c = static_cast<uint32_t>(movemask(out == rot) == 0xF) & (mov != 0);
-    if (c & ~(mov >> j)) [[unlikely]]
-      return uncollapse(out, rb, neighbour(rb, e), mov, j);
+    const uint32_t c = static_cast<uint32_t>(movemask(out == rot) == 0xF);
     const M n = neighbour(rb, e);
-    const M force = lanes(c << j);
-    const M alt = ((ob == rb) & n) | (~(ob == rb) & rb);
-    return (V)((force & alt) | (~force & ob));
+    if (c & ~(mov >> j) & (mov != 0)) [[unlikely]]
+      return uncollapse(out, rb, n, mov, j);
+    return (V)((M)out ^ ((rb ^ n) & inexact & lanes(c << j)));
   }
   // The rare uncollapse: lane j cannot move; the first movable lane after it takes its other
   // neighbour n (if none can, the result stays collapsed).
@@ -415,13 +393,75 @@ SF_ALWAYS_INLINE __m256d vexp4(__m256d x) {
 
 #endif  // __AVX2__ && __FMA__
 
-// The uniforms of the next four-lane operation of sample type T (Simd4::sr_round), and the lane
-// uncollapse tries first, from the operation's word of the stream.
+// ---- the uniforms of the four-lane nearness operations (cestac::UniformPool) -----------------
+using U64x4 = uint64_t __attribute__((vector_size(32)));
+// xoshiro256+ on four independent lanes: the next four 64-bit words. Its low bits are its weak
+// ones; the pool takes the top 17 bits of each word.
+SF_ALWAYS_INLINE U64x4 xoshiro4_next(U64x4 (&s)[4]) {
+  const U64x4 r = s[0] + s[3];
+  const U64x4 t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = (s[3] << 45) | (s[3] >> 19);
+  return r;
+}
+// Refills the pool of T (double or float) with kUniformBlock operations' uniforms, three from
+// each xoshiro4_next: bits 47-63, 30-46 and 13-29 of each lane's word (17 bits k) become 1 + (k +
+// 1/2) 2^-17 (k in the mantissa's top 17 bits, the half cell below them). Returns 0, the first
+// entry.
 template <class T>
-SF_ALWAYS_INLINE typename Simd4<T>::V take_uniforms(HotState& ts, uint32_t& first_lane) {
-  const uint64_t w = stream_word(ts.key, ++ts.counter);
-  first_lane = Simd4<T>::first_lane(w);
-  return Simd4<T>::centred_uniform(w);
+SF_SLOW_PATH uint32_t refill_uniforms(UniformPool& p) {
+  U64x4 s[4];
+  __builtin_memcpy(s, p.state, sizeof s);
+  using U32x4 = uint32_t __attribute__((vector_size(16)));
+  for (int e = 0; e < kUniformBlock; e += 3) {
+    const U64x4 w = xoshiro4_next(s);
+    if constexpr (std::is_same_v<T, double>) {
+      constexpr uint64_t kK = 0x000FFFF800000000ULL, kOne = 0x3FF0000400000000ULL;  // 35..51, 34
+      const U64x4 x0 = ((w >> 12) & kK) | kOne, x1 = ((w << 5) & kK) | kOne,
+                  x2 = ((w << 22) & kK) | kOne;
+      __builtin_memcpy(p.d[e], &x0, sizeof x0);
+      __builtin_memcpy(p.d[e + 1], &x1, sizeof x1);
+      __builtin_memcpy(p.d[e + 2], &x2, sizeof x2);
+    } else {
+      constexpr uint64_t kK = 0x7FFFC0, kOne = 0x3F800020;  // k in bits 6..22, the half in 5
+      const U32x4 x0 = __builtin_convertvector(((w >> 41) & kK) | kOne, U32x4),
+                  x1 = __builtin_convertvector(((w >> 24) & kK) | kOne, U32x4),
+                  x2 = __builtin_convertvector(((w >> 7) & kK) | kOne, U32x4);
+      __builtin_memcpy(p.f[e], &x0, sizeof x0);
+      __builtin_memcpy(p.f[e + 1], &x1, sizeof x1);
+      __builtin_memcpy(p.f[e + 2], &x2, sizeof x2);
+    }
+  }
+  __builtin_memcpy(p.state, s, sizeof s);
+  return 0;
+}
+// The uniforms v in (-1/2, 1/2) of the next four-lane operation of sample type T
+// (Simd4::sr_round), and the lane uncollapse tries first (the two lowest bits of lane 0's k).
+template <class T>
+SF_ALWAYS_INLINE typename Simd4<T>::V take_uniforms(HotState&, uint32_t& first_lane) {
+  using S4 = Simd4<T>;
+  UniformPool& p = uniform_pool;
+  typename S4::V x;
+  if constexpr (std::is_same_v<T, double>) {
+    uint32_t i = p.next_d;
+    if (i >= kUniformBlock) [[unlikely]]
+      i = refill_uniforms<double>(p);
+    p.next_d = i + 1;
+    x = S4::load(p.d[i]);
+    first_lane = static_cast<uint32_t>(std::bit_cast<uint64_t>(x[0]) >> 35) & 3u;
+  } else {
+    uint32_t i = p.next_f;
+    if (i >= kUniformBlock) [[unlikely]]
+      i = refill_uniforms<float>(p);
+    p.next_f = i + 1;
+    x = S4::load(p.f[i]);
+    first_lane = (std::bit_cast<uint32_t>(x[0]) >> 6) & 3u;
+  }
+  return x - T(1.5);
 }
 
 // Per-sample storage and precision of a Stoch over T: f16/bf16 samples are floats holding exact

@@ -427,6 +427,56 @@ TEST(Stoch, ConstantsConvertToTheNearestValueInsideARun) {
   }
 }
 
+// The uniforms of the four-lane nearness operations (cestac::UniformPool): in (-1/2, 1/2), uniform
+// over their 2^17 cells, the first lane uniform over 0..3, the same sequence from the same seed,
+// and an enclosing run that goes on the same way whatever ran inside it.
+template <class T>
+std::vector<double> draw_uniforms(int n, uint64_t seed, bool nested) {
+  cestac::Run run(seed, 0);
+  std::vector<double> out;
+  for (int k = 0; k < n; ++k) {
+    if (nested && k == n / 2) {
+      cestac::Run inner(seed + 1, 0);
+      uint32_t j;
+      for (int i = 0; i < 50; ++i) cestac::detail::take_uniforms<T>(cestac::hot, j);
+    }
+    uint32_t j;
+    const auto v = cestac::detail::take_uniforms<T>(cestac::hot, j);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<double>(v[i]));
+    out.push_back(j);
+  }
+  return out;
+}
+template <class T>
+void check_uniforms() {
+  const int n = 30000;
+  const std::vector<double> d = draw_uniforms<T>(n, 7, false);
+  double sum = 0, sum2 = 0;
+  int lane[4] = {0, 0, 0, 0};
+  for (int k = 0; k < n; ++k) {
+    for (int i = 0; i < 4; ++i) {
+      const double v = d[5 * k + i];
+      ASSERT_GT(v, -0.5);
+      ASSERT_LT(v, 0.5);
+      ASSERT_EQ(std::fmod((v + 0.5) * 0x1p17, 1.0), 0.5);  // a cell's midpoint
+      sum += v;
+      sum2 += v * v;
+    }
+    ++lane[static_cast<int>(d[5 * k + 4])];
+  }
+  const double m = 4.0 * n;
+  EXPECT_NEAR(sum / m, 0.0, 5 * std::sqrt(1.0 / 12 / m));
+  EXPECT_NEAR(sum2 / m, 1.0 / 12, 0.002);
+  for (int c : lane) EXPECT_NEAR(c, n / 4.0, 5 * std::sqrt(n * 3.0 / 16));
+  EXPECT_EQ(d, draw_uniforms<T>(n, 7, false));
+  EXPECT_NE(d, draw_uniforms<T>(n, 8, false));
+  EXPECT_EQ(draw_uniforms<T>(1000, 7, true), draw_uniforms<T>(1000, 7, true));
+}
+TEST(Stoch, NearnessUniformsAreUniformAndReplayFromTheSeed) {
+  check_uniforms<double>();
+  check_uniforms<float>();
+}
+
 TEST(Stoch, EveryArithmeticOperationRoundsBothWays) {
   // Over many random streams an inexact +, -, x, / and sqrt lands on both directed roundings and
   // only on them.
@@ -450,9 +500,27 @@ TEST(Stoch, EveryArithmeticOperationRoundsBothWays) {
       ++r_seen[r.s[i] == r_up];
     }
   }
-  for (const int* seen : {q_seen, s_seen, m_seen, r_seen}) {
-    EXPECT_GT(seen[0], 60);  // 192 samples: about 96 each way
-    EXPECT_GT(seen[1], 60);
+  // Each lane rounds up with probability p = (exact - down) / (up - down); operands equal in every
+  // lane give every lane the same p, and uncollapse turns the (1 - p)^4 + p^4 of results with all
+  // four lanes alike into three and one: a lane is up with probability p + ((1-p)^4 - p^4) / 4.
+  const auto up_fraction = [](long double exact, double dn, double up) {
+    const double p = static_cast<double>((exact - dn) / (static_cast<long double>(up) - dn));
+    return p + (std::pow(1 - p, 4) - std::pow(p, 4)) / 4;
+  };
+  const struct {
+    const int* seen;
+    double f;
+  } ops[] = {{q_seen, up_fraction(1.0L / 3.0L, q_dn, q_up)},
+             {s_seen, up_fraction(static_cast<long double>(0.1) + static_cast<long double>(0.7),
+                                  s_dn, s_up)},
+             {m_seen, up_fraction(static_cast<long double>(0.1) * static_cast<long double>(0.7),
+                                  m_dn, m_up)},
+             {r_seen, up_fraction(std::sqrt(2.0L), r_dn, r_up)}};
+  for (const auto& op : ops) {
+    const double n = 192, mean = n * op.f, sd = std::sqrt(n * op.f * (1 - op.f));
+    EXPECT_GT(op.seen[0], 0);
+    EXPECT_GT(op.seen[1], 0);
+    EXPECT_NEAR(op.seen[1], mean, 5 * sd) << "p up " << op.f;
   }
 }
 

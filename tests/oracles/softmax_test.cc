@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "families/regimes.h"
+#include "stabfuzz/entropy.h"
+#include "stabfuzz/family.h"
 
 namespace stabfuzz {
 namespace {
@@ -181,6 +183,63 @@ RC_GTEST_PROP(SoftmaxOracleProp, CorrectlyRoundedWhereLongDoubleIsDecisive, ()) 
     if (rnd(lo) != rnd(hi)) continue;  // too close to a midpoint to judge
     RC_ASSERT(r.exact[i] == rnd(ref[i]));
   }
+}
+
+}  // namespace
+}  // namespace stabfuzz
+
+namespace stabfuzz {
+namespace {
+
+// The double-double path and MPFR's agree on every output they both decide: rows from every
+// regime of the softmax family in every dtype, plus rows of equal and nearly equal logits, and
+// the double-double path takes the common rows (not only the easy ones).
+TEST(SoftmaxOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  const Family* f = default_registry().find_family("softmax");
+  ASSERT_NE(f, nullptr);
+  SeededEntropy e(5, 77);
+  int rows = 0, fast = 0, outputs = 0;
+  for (DType d : {DType::f64, DType::f32, DType::f16, DType::bf16}) {
+    for (int k = 0; k < 400; ++k) {
+      const Regime& r = f->regimes[static_cast<size_t>(k) % f->regimes.size()];
+      Input in = r.sample(e, d);
+      if (in.total_size() > 4096 || f->validate(in)) continue;
+      if (k % 7 == 0) {  // logits that differ in their last bits: results near 1/n
+        auto& v = in.args.at(0).values;
+        for (size_t i = 1; i < v.size(); ++i) v[i] = std::nextafter(v[0], v[0] + (i % 3));
+      }
+      ++rows;
+      const auto dd = oracle::detail::softmax_double_double(in);
+      if (!dd) continue;
+      ++fast;
+      const OracleResult mp = oracle::detail::softmax_mpfr(in);
+      ASSERT_TRUE(mp.decidable);
+      ASSERT_EQ(dd->exact.size(), mp.exact.size());
+      for (size_t i = 0; i < mp.exact.size(); ++i) {
+        ++outputs;
+        ASSERT_EQ(dd->exact[i], mp.exact[i])
+            << r.name << " " << dtype_name(d) << " row " << k << " output " << i;
+        ASSERT_NEAR(dd->cond[i], mp.cond[i], 1e-9 * std::fmax(1.0, mp.cond[i]));
+      }
+    }
+  }
+  // Terms that MPFR evaluates inside the double-double path (e^(x_j - m) in [2^-1076, 2^-865]),
+  // terms whose quotient rounds to 0, and -inf entries.
+  for (DType d : {DType::f64, DType::f32, DType::f16, DType::bf16})
+    for (double shift : {0.0, 3e4, -3.25}) {  // all finite in f16
+      std::vector<double> v = {0.0, -1.5, -650, -700.25, -744.5, -745.5, -746.5, -800, -INFINITY};
+      for (double& t : v) t += shift;
+      const Input in = regime::row_input(d, v);
+      const auto dd = oracle::detail::softmax_double_double(in);
+      ASSERT_TRUE(dd.has_value()) << dtype_name(d) << " shift " << shift;
+      const OracleResult mp = oracle::detail::softmax_mpfr(in);
+      for (size_t i = 0; i < v.size(); ++i) {
+        EXPECT_EQ(dd->exact[i], mp.exact[i]) << dtype_name(d) << " " << v[i];
+        EXPECT_NEAR(dd->cond[i], mp.cond[i], 1e-9 * std::fmax(1.0, mp.cond[i]));
+      }
+    }
+  EXPECT_GT(fast, rows / 2);  // the double-double path is the common one
+  EXPECT_GT(outputs, 100000);
 }
 
 }  // namespace

@@ -31,6 +31,16 @@ long double sum_without(const std::vector<long double>& v, long double total, si
   return r;
 }
 
+// cond_i = (|x_i| (S - e_i) + B - e_i |x_i|) / S from long double copies of e_j (el, sum s_l) and
+// e_j |x_j| (exl, sum b_l): a few correct digits are all a condition number needs.
+double softmax_cond(double xi, const std::vector<long double>& el, long double s_l,
+                    const std::vector<long double>& exl, long double b_l, size_t i) {
+  const long double c = (std::fabs(static_cast<long double>(xi)) * sum_without(el, s_l, i) +
+                         sum_without(exl, b_l, i)) /
+                        s_l;
+  return std::fmax(0.0, static_cast<double>(c));
+}
+
 Attempt evaluate(const std::vector<double>& x, DType dt, mpfr_prec_t p) {
   const size_t n = x.size();
   double m = -INFINITY;
@@ -79,11 +89,7 @@ Attempt evaluate(const std::vector<double>& x, DType dt, mpfr_prec_t p) {
       a.cond[i] = 0;
       continue;
     }
-    // cond_i = (|x_i| (S - e_i) + B - e_i |x_i|) / S.
-    const long double c = (std::fabs(static_cast<long double>(x[i])) * sum_without(el, s_l, i) +
-                           sum_without(exl, b_l, i)) /
-                          s_l;
-    a.cond[i] = std::fmax(0.0, static_cast<double>(c));
+    a.cond[i] = softmax_cond(x[i], el, s_l, exl, b_l, i);
   }
   return a;
 }
@@ -316,10 +322,7 @@ std::optional<OracleResult> softmax_double_double(const Input& in) {
       res.cond[i] = 0;
       continue;
     }
-    const long double c = (std::fabs(static_cast<long double>(x[i])) * sum_without(el, s_l, i) +
-                           sum_without(exl, b_l, i)) /
-                          s_l;
-    res.cond[i] = std::fmax(0.0, static_cast<double>(c));
+    res.cond[i] = softmax_cond(x[i], el, s_l, exl, b_l, i);
   }
   res.precision_bits = 106;
   return res;

@@ -1,6 +1,8 @@
 // Reduction oracles: exact sums, moments, norms and log-sum-exp scans, with condition numbers.
 #pragma once
 
+#include <optional>
+
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::oracle {
@@ -32,6 +34,12 @@ OracleResult l2_norm(const Input& in);
 // nothing; all -inf gives -inf and a +inf entry gives +inf (cond 0: exact); y = 0 exactly (only
 // x = [0]) gets cond 0.
 OracleResult logsumexp(const Input& in);
+namespace detail {
+// The two ways logsumexp() evaluates a row (exposed for tests): double-double with a proven
+// bound (nullopt when the row is out of its range or the result undecided), and MPFR's scan.
+std::optional<OracleResult> logsumexp_double_double(const Input& in);
+OracleResult logsumexp_mpfr(const Input& in);
+}  // namespace detail
 
 // y_k = logsumexp of the prefix x_0..x_k, each with the logsumexp condition number of its prefix.
 OracleResult logcumsumexp(const Input& in);

@@ -14,6 +14,8 @@
 #include "families/regimes.h"
 #include "harness/pipeline/evaluate.h"
 #include "harness/pipeline/verdict.h"
+#include "stabfuzz/entropy.h"
+#include "stabfuzz/family.h"
 #include "stabfuzz/lowp.h"
 
 namespace stabfuzz {
@@ -526,6 +528,58 @@ TEST(LowPrecisionStable, LogAddExpOfNoisyEqualValuesStaysFiniteUnderCestac) {
     EXPECT_EQ(v.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)], 0u);
     EXPECT_FALSE(v.finding()) << v.max_ratio << " " << v.digits_deficit;
   }
+}
+
+}  // namespace
+}  // namespace stabfuzz
+
+namespace stabfuzz {
+namespace {
+
+void expect_same_logsumexp(const Input& in, const char* what, int* fast) {
+  const auto dd = oracle::detail::logsumexp_double_double(in);
+  if (!dd) return;
+  ++*fast;
+  const OracleResult mp = oracle::detail::logsumexp_mpfr(in);
+  ASSERT_TRUE(mp.decidable);
+  ASSERT_EQ(dd->exact.at(0), mp.exact.at(0)) << what << " " << dtype_name(in.dtype);
+  ASSERT_NEAR(dd->cond.at(0), mp.cond.at(0), 1e-9 * std::fmax(1.0, mp.cond.at(0)))
+      << what << " " << dtype_name(in.dtype);
+}
+
+// The double-double path and MPFR's scan give the same result and condition on rows of every
+// regime of the logsumexp family in every dtype, and on rows built to be hard: results near 0,
+// one dominant logit (log1p of a tiny sum), repeated maxima, a single element.
+TEST(LogsumexpOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  const Family* f = default_registry().find_family("logsumexp");
+  ASSERT_NE(f, nullptr);
+  SeededEntropy e(9, 31);
+  int rows = 0, fast = 0;
+  for (DType d : {DType::f64, DType::f32, DType::f16, DType::bf16}) {
+    for (int k = 0; k < 1000; ++k) {
+      const Regime& r = f->regimes[static_cast<size_t>(k) % f->regimes.size()];
+      const Input in = r.sample(e, d);
+      if (in.total_size() > 4096 || f->validate(in)) continue;
+      ++rows;
+      expect_same_logsumexp(in, r.name.c_str(), &fast);
+    }
+    const double ln2 = 0.6931471805599453;
+    const std::vector<std::vector<double>> hard = {{-ln2, -ln2},
+                                                   {-ln2, -ln2, -40},
+                                                   {0.0, -30, -35},
+                                                   {0.0, -700},
+                                                   {0.0},
+                                                   {3.5},
+                                                   {-2.0, -2.0, -2.0, -2.0},
+                                                   {1e5, 1e5 - 3.25},
+                                                   {-1e-3, -20, -25.5},
+                                                   {2.0, -1.0, 0.5, -0.25}};
+    for (const auto& v : hard) {
+      ++rows;
+      expect_same_logsumexp(regime::row_input(d, v), "hard", &fast);
+    }
+  }
+  EXPECT_GT(fast, rows / 2);  // the double-double path is the common one
 }
 
 }  // namespace

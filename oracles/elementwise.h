@@ -1,6 +1,7 @@
 // Elementwise oracles: y_i = f(x_i) correctly rounded in MPFR, and each output's condition number.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "stabfuzz/family.h"
@@ -37,5 +38,15 @@ OracleResult unary(Unary f, const Input& in);
 //  - infinite outputs at exact poles (log(0), log1p(-1)) and infinite inputs: 0, since only the
 //    exact limit is right.
 double unary_cond(Unary f, double x);
+
+namespace detail {
+// The two ways unary() evaluates an output (exposed for tests). Double-double with a proven
+// bound (oracles/double_double.h) for exp, log, log1p, expm1, tanh, sigmoid, log_sigmoid,
+// softplus and silu, rounded when the bound decides it: nullopt for the other functions, for
+// inputs out of the fast path's range and for undecided results, which unary() evaluates in
+// MPFR. And MPFR with Ziv's ladder for a whole row (always).
+std::optional<double> unary_double_double(Unary f, double x, DType dt);
+OracleResult unary_mpfr(Unary f, const Input& in);
+}  // namespace detail
 
 }  // namespace stabfuzz::oracle

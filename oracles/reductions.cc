@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <vector>
 
 #include "oracles/double_double.h"
 #include "oracles/mpfr_util.h"
@@ -340,15 +341,21 @@ std::optional<OracleResult> logsumexp_double_double(const Input& in) {
     if (x[j] > x[top]) top = j;
   }
   const double m = x[top];
-  DD t{0, 0};
-  long double b_l = std::fabs(static_cast<long double>(m)), s_l = 1;
+  std::vector<DD> d, e(n - 1);
+  d.reserve(n - 1);
   for (size_t j = 0; j < n; ++j) {
     if (j == top) continue;
-    const DD d = dd::two_sum(x[j], -m);
-    if (!std::isfinite(d.hi) || d.hi < dd::kMinExpArg) return std::nullopt;
-    const DD e = dd::exp_dd(d);
-    t = dd::add_accurate(t, e);
-    const long double el = static_cast<long double>(e.hi) + e.lo;
+    d.push_back(dd::two_sum(x[j], -m));
+    if (!std::isfinite(d.back().hi) || d.back().hi < dd::kMinExpArg) return std::nullopt;
+  }
+  dd::exp_dd_many(d.data(), e.data(), d.size());
+  DD t{0, 0};
+  long double b_l = std::fabs(static_cast<long double>(m)), s_l = 1;
+  for (size_t j = 0, k = 0; j < n; ++j) {
+    if (j == top) continue;
+    t = dd::add_accurate(t, e[k]);
+    const long double el = static_cast<long double>(e[k].hi) + e[k].lo;
+    ++k;
     s_l += el;
     b_l += el * std::fabs(static_cast<long double>(x[j]));
   }

@@ -170,8 +170,21 @@ std::optional<OracleResult> softmax_double_double(const Input& in) {
       mpfr_sub_d(dm, big.back(), h, MPFR_RNDN);
       e[j] = {h, mpfr_get_d(dm, MPFR_RNDN)};  // within 2^-1074 of e^(x_j - m): nothing to S
     } else {
-      e[j] = dd::exp_dd(d);
+      e[j] = d;  // the argument, until exp_dd_many below
     }
+  }
+  std::vector<DD> args, vals;
+  std::vector<size_t> at;
+  for (size_t j = 0; j < n; ++j)
+    if (kind[j] == Term::dd) {
+      at.push_back(j);
+      args.push_back(e[j]);
+    }
+  vals.resize(args.size());
+  dd::exp_dd_many(args.data(), vals.data(), args.size());
+  for (size_t k = 0; k < at.size(); ++k) e[at[k]] = vals[k];
+  for (size_t j = 0; j < n; ++j) {
+    if (kind[j] != Term::dd && kind[j] != Term::mpfr) continue;
     s = dd::add_accurate(s, e[j]);
     el[j] = static_cast<long double>(e[j].hi) + e[j].lo;
     exl[j] = el[j] * std::fabs(static_cast<long double>(x[j]));

@@ -15,6 +15,7 @@
 #include "families/regimes.h"
 #include "harness/pipeline/evaluate.h"
 #include "harness/pipeline/verdict.h"
+#include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/lowp.h"
 
@@ -505,6 +506,60 @@ TEST(ElementwiseStable, GeluTanhIntermediatesStayFiniteUnderCestac) {
       EXPECT_EQ(v.log.counts[static_cast<int>(cestac::Kind::nonfinite_divergence)], 0u)
           << dtype_name(d);
       EXPECT_FALSE(v.finding()) << dtype_name(d) << " " << v.max_ratio;
+    }
+  }
+}
+
+// The double-double path gives the MPFR path's correctly rounded outputs wherever it answers: on
+// every regime of the nine functions it serves, in every dtype, and at the ends of its ranges; one
+// output at a time and batched over rows (unary()); and it answers for most inputs.
+TEST(ElementwiseOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  constexpr Unary kFast[] = {Unary::exp,         Unary::log,      Unary::log1p,
+                             Unary::expm1,       Unary::tanh,     Unary::sigmoid,
+                             Unary::log_sigmoid, Unary::softplus, Unary::silu};
+  SeededEntropy e(7, 29);
+  for (Unary fn : kFast) {
+    const Family& fam = family(fn);
+    for (DType d : kAllDTypes) {
+      std::vector<std::vector<double>> rows;
+      for (int k = 0; k < 100; ++k) {
+        const Regime& r = fam.regimes[static_cast<size_t>(k) % fam.regimes.size()];
+        const Input in = r.sample(e, d);
+        if (!fam.validate(in)) rows.push_back(in.args.at(0).values);
+      }
+      // The ends of the fast path's ranges, and their neighbours.
+      std::vector<double> ends;
+      for (double v : {-900.0, -800.0,    -745.5,   -709.0, -600.0,   -354.5, -19.0, -0.75,
+                       -0.5,   -0x1p-900, 0x1p-900, 0.5,    0.75,     1.0,    2.0,   19.0,
+                       354.5,  600.0,     709.0,    709.78, 709.7828, 710.0}) {
+        for (double w : {std::nextafter(v, -kInf), v, std::nextafter(v, kInf)}) {
+          const double t = round_to_format(dtype_format(d), w);
+          if (!fam.validate(row_input(d, {t}))) ends.push_back(t);
+        }
+      }
+      rows.push_back(ends);
+      int fast = 0, finite = 0;
+      for (const auto& row : rows) {
+        const Input in = row_input(d, row);
+        const OracleResult batched = oracle::unary(fn, in);
+        const OracleResult mp = oracle::detail::unary_mpfr(fn, in);
+        ASSERT_TRUE(batched.decidable);
+        ASSERT_TRUE(mp.decidable);
+        for (size_t i = 0; i < row.size(); ++i) {
+          const std::string where = std::string(oracle::unary_name(fn)) + " " +
+                                    std::string(dtype_name(d)) + " x = " + std::to_string(row[i]);
+          ASSERT_EQ(batched.exact[i], mp.exact[i]) << where;
+          ASSERT_EQ(std::signbit(batched.exact[i]), std::signbit(mp.exact[i])) << where;
+          ASSERT_EQ(batched.cond[i], mp.cond[i]) << where;
+          if (std::isfinite(row[i])) ++finite;
+          const auto one = oracle::detail::unary_double_double(fn, row[i], d);
+          if (!one) continue;
+          ++fast;
+          ASSERT_EQ(*one, mp.exact[i]) << where;
+          ASSERT_EQ(std::signbit(*one), std::signbit(mp.exact[i])) << where;
+        }
+      }
+      EXPECT_GT(fast, finite * 9 / 10) << oracle::unary_name(fn) << " " << dtype_name(d);
     }
   }
 }

@@ -61,6 +61,17 @@ inline DD div(DD a, DD b) {
 // 2^k for k in [-1022, 1023], from its bits (std::ldexp is a library call).
 inline double pow2(int k) { return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52); }
 
+// sqrt(a) for a double-double a >= 2^-900 (so that the residual below is normal), relative error
+// below 3u^2: s = RN(sqrt a.hi) (within u), r = a.hi - s^2 exactly (an fma: the residual of a
+// correctly rounded square root is a double), e = RN(r + a.lo), and s + e / (2s): sqrt(s^2 + r +
+// a.lo) = s (1 + t/2 - t^2/8 ...) with |t| = |r + a.lo| / s^2 < 2.1u, so truncation < 0.6u^2 s and
+// the two roundings of the correction (< 1.1u s) < 2.3u^2 s.
+inline DD sqrt_dd(DD a) {
+  const double s = std::sqrt(a.hi);
+  const double e = std::fma(-s, s, a.hi) + a.lo;
+  return fast_two_sum(s, e / (2 * s));
+}
+
 // ln 2 as L0 + L1 + L2 and 1 / i! as double-doubles, from MPFR once.
 struct ExpConstants {
   double l0, l1, l2;

@@ -7,6 +7,8 @@
 // that output to the others and to CESTAC's self-validation).
 #pragma once
 
+#include <optional>
+
 #include "stabfuzz/family.h"
 
 namespace stabfuzz::oracle {
@@ -32,6 +34,16 @@ OracleResult rms_norm(const Input& in);
 // x of shape [n, c] row-major, eps default 1e-5: every channel (column) normalized by its batch
 // mean and biased variance, conditions as layer_norm's within each channel.
 OracleResult batch_norm(const Input& in);
+
+namespace detail {
+// The two ways layer_norm() and batch_norm() evaluate (exposed for tests): double-double with a
+// proven bound per output (nullopt when a row is out of its range or an output undecided), and
+// MPFR with Ziv's ladder.
+std::optional<OracleResult> layer_norm_double_double(const Input& in);
+OracleResult layer_norm_mpfr(const Input& in);
+std::optional<OracleResult> batch_norm_double_double(const Input& in);
+OracleResult batch_norm_mpfr(const Input& in);
+}  // namespace detail
 
 // Rows x (logits) and z (targets in [0, 1]): l_i = softplus(x_i) - x_i z_i, with dl/dx = sigmoid(x)
 // - z and dl/dz = -x: cond_i = (|sigmoid(x_i) - z_i| |x_i| + |x_i z_i|) / l_i (l_i > 0 always).

@@ -127,6 +127,21 @@ TEST(DoubleDouble, LogStaysWithinItsBound) {
   EXPECT_LT(refused, 100);  // libm's log1p is a good first guess: the residual check rarely fails
 }
 
+TEST(DoubleDouble, SqrtStaysWithinItsBound) {
+  SeededEntropy e(1, 5);
+  Worst w;
+  Real x(kP), y(kP);
+  for (int i = 0; i < 20000; ++i) {
+    const double h = log_uniform(e, -900, 1000, false);  // both words normal
+    const DD a = oracle::dd::fast_two_sum(h, h * uniform(e, -0x1p-53, 0x1p-53));
+    mpfr_set_d(x, a.hi, MPFR_RNDN);
+    mpfr_add_d(x, x, a.lo, MPFR_RNDN);
+    mpfr_sqrt(y, x, MPFR_RNDN);
+    w.see(log2_rel_error(oracle::dd::sqrt_dd(a), y), h);
+  }
+  EXPECT_LT(w.bits, -106 + std::log2(3.0)) << w.where;
+}
+
 TEST(DoubleDouble, RoundingDecidesOnlyWhatTheWholeIntervalRoundsTo) {
   // Around every format's representable values and midpoints: a double-double q within delta
   // decides when both ends of [q - delta, q + delta] round alike, and then to their rounding.

@@ -11,6 +11,7 @@
 
 #include "families/regimes.h"
 #include "harness/pipeline/evaluate.h"
+#include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/op.h"
 #include "targets/cpu/normalization.h"
@@ -321,6 +322,59 @@ TEST(NormKernels, StableTargetsKeepExactZerosAndHugeValues) {
   const auto cb = op_cestac<targets::BceWithLogitsStable>()(bce, CestacRequest{});
   EXPECT_FALSE(cb.log.self_validation_failed());
   EXPECT_EQ(op_native<targets::BceWithLogitsStable>()(bce), oracle::bce_with_logits(bce).exact);
+}
+
+// The double-double path of layer_norm and batch_norm gives the MPFR path's outputs and
+// conditions wherever it answers, on every regime in every dtype and on rows built to be hard
+// (a large common offset, one outlier, constant rows, zeros), and answers for most rows.
+TEST(LayerNormOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  SeededEntropy e(3, 41);
+  for (const char* name : {"layer_norm", "batch_norm"}) {
+    const Family* fam = default_registry().find_family(name);
+    ASSERT_NE(fam, nullptr);
+    const bool batch = std::string(name) == "batch_norm";
+    int inputs = 0, fast = 0;
+    for (DType d : kAllDTypes) {
+      std::vector<Input> ins;
+      for (int k = 0; k < 120; ++k) {
+        const Regime& r = fam->regimes[static_cast<size_t>(k) % fam->regimes.size()];
+        Input in = r.sample(e, d);
+        if (in.total_size() <= 4096 && !fam->validate(in)) ins.push_back(std::move(in));
+      }
+      if (!batch) {
+        ins.push_back(row(d, {1e4 + 1, 1e4 - 1, 1e4 + 0.5, 1e4}));
+        ins.push_back(row(d, {3, 3, 3, 3}));
+        ins.push_back(row(d, {0, 0, 1, 0}));
+        ins.push_back(row(d, {1, 2, 3, 1000}));
+        ins.push_back(row(d, {7}));
+        if (d == DType::f64) {  // scaled by 2^-k, and a subnormal among normal values
+          ins.push_back(row(d, {1e300, -2e300, 3e299, 1e250}));
+          ins.push_back(row(d, {1, 2, 3, 5e-320}));
+          for (const auto& r : {ins[ins.size() - 1], ins[ins.size() - 2], ins[ins.size() - 3]})
+            EXPECT_TRUE(oracle::detail::layer_norm_double_double(r).has_value());
+        }
+      }
+      for (const Input& in : ins) {
+        const auto dd = batch ? oracle::detail::batch_norm_double_double(in)
+                              : oracle::detail::layer_norm_double_double(in);
+        ++inputs;
+        if (!dd) continue;
+        ++fast;
+        const OracleResult mp =
+            batch ? oracle::detail::batch_norm_mpfr(in) : oracle::detail::layer_norm_mpfr(in);
+        ASSERT_TRUE(mp.decidable);
+        ASSERT_EQ(dd->exact.size(), mp.exact.size());
+        for (size_t i = 0; i < mp.exact.size(); ++i) {
+          ASSERT_EQ(dd->exact[i], mp.exact[i]) << name << " " << dtype_name(d) << " output " << i;
+          if (std::isinf(mp.cond[i]))
+            ASSERT_EQ(dd->cond[i], mp.cond[i]);
+          else
+            ASSERT_NEAR(dd->cond[i], mp.cond[i], 1e-9 * std::fmax(1.0, mp.cond[i]));
+        }
+      }
+    }
+    EXPECT_GT(fast, inputs / 2) << name;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // The small commands: help, report, inject, replay, bench, calibrate.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -377,10 +378,19 @@ int BenchCommand::run(const Invocation& inv) {
             << std::left << std::setw(20) << "oracle (f64)" << std::right << std::setw(12)
             << "native_ns" << std::setw(12) << "oracle_ns" << std::setw(9) << "ratio"
             << "\n";
-  for (const auto& c : oc)
+  std::vector<double> ratios;
+  for (const auto& c : oc) {
     std::cout << std::left << std::setw(20) << c.family << std::right << std::setw(12)
               << fmt(c.native_ns, 3) << std::setw(12) << fmt(c.oracle_ns, 1) << std::setw(9)
               << fmt(c.ratio, 0) << "\n";
+    ratios.push_back(c.ratio);
+  }
+  if (!ratios.empty()) {
+    std::sort(ratios.begin(), ratios.end());
+    const size_t h = ratios.size() / 2;
+    const double median = ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2;
+    std::cout << "median ratio over " << ratios.size() << " families: " << fmt(median, 1) << "\n";
+  }
   // What one fuzz execution costs (CESTAC and oracle on), rows of at most 64 values.
   const auto ft = bench::fuzz_throughput(short_run ? 0.1 : 1.0, progress);
   std::cout << "\n"

@@ -282,6 +282,33 @@ inline std::optional<double> round_double_double(DD q, double delta, DType dt) {
   return ra;
 }
 
+// The dtype's rounding of a value y strictly beyond a double-double c (held exactly) in direction
+// dir (+1: y in (c, c + lmax], -1: y in [c - lmax, c)), for lmax far below c's spacing. When no
+// rounding boundary (a representable value or a midpoint) lies in that interval or within 2^-103
+// |c| of it, round_double_double decides it; otherwise c is the only boundary near and decides:
+// a representable c is the result, a midpoint c gives its neighbour on dir's side (this is where
+// x - m exact, minus a tiny log1p, lands on a tie).
+inline std::optional<double> round_just_beyond(DD c, int dir, double lmax, DType dt) {
+  if (!(lmax >= 0 && lmax <= std::fabs(c.hi) * 0x1p-70)) return std::nullopt;
+  const DD q = add_accurate(c, {dir * lmax / 2, 0});  // within 3u^2 |q|
+  if (auto r = round_double_double(q, lmax / 2 + std::fabs(c.hi) * 0x1p-103, dt)) return r;
+  if (dt == DType::f64) {
+    if (!(std::fabs(c.hi) >= 0x1p-1020)) return std::nullopt;
+    if (c.lo == 0) return c.hi;
+    const double up = std::nextafter(c.hi, INFINITY), down = std::nextafter(c.hi, -INFINITY);
+    if (c.lo > 0 && c.lo == (up - c.hi) / 2) return dir > 0 ? up : c.hi;
+    if (c.lo < 0 && -c.lo == (c.hi - down) / 2) return dir > 0 ? c.hi : down;
+    return std::nullopt;
+  }
+  if (c.lo != 0) return std::nullopt;  // not a double: not a boundary of f32, f16 or bf16
+  const Format& f = dtype_format(dt);
+  if (round_to_format(f, c.hi) == c.hi) return c.hi;
+  const double below = round_to_format(f, std::nextafter(c.hi, -INFINITY));
+  const double above = round_to_format(f, std::nextafter(c.hi, INFINITY));
+  if (below == above) return std::nullopt;
+  return dir > 0 ? above : below;
+}
+
 // The f64 correct rounding of q 2^-1074, q known within delta (absolute, at most 2^-60 |q|, |q.hi|
 // < 2^1000): f64's values are integers in this scale up to 2^52 (the subnormals and the first
 // normal binade), and doubles with 53 bits above it, which round_double_double decides. Below

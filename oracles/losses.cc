@@ -1,7 +1,10 @@
 // Oracles of the log-softmax and loss families: log_softmax, cross_entropy, bce, kl_div, entropy.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
+#include "oracles/double_double.h"
 #include "oracles/mpfr_util.h"
 #include "oracles/normalization.h"
 
@@ -82,22 +85,199 @@ bool log_softmax_at(const std::vector<double>& x, DType dt, mpfr_prec_t p,
   return true;
 }
 
+// The same outputs in double-double (oracles/double_double.h); false when the row is out of range
+// (more than 4096 values, a non-finite one) or an output is not decided, and log_softmax_at
+// decides them in MPFR. u = 2^-53.
+//  - d_j = x_j - m exactly (TwoSum); e_j = exp_dd(d_j) within 2^-90.5, or, for d_j < -600, a term
+//    below 2^-865 left out of T and counted in an absolute bound a = (count) 2^-865.
+//  - T = sum e_j (AccurateDWPlusDW over positive terms: partial sums below T): within 2^-90.5 +
+//    4096 x 3u^2 < 2^-89.9 of T, plus a.
+//  - l = log1p(T): log1p_dd for T <= 1 (2^-97.8), log_dd(1 + T) past 1 (2^-95.4 and 3u^2 / ln 2
+//    for the sum): T's relative error passes at most unamplified (T / ((1 + T) log1p T) <= 1),
+//    its absolute error a at most as a: l within 2^-89.8 l + a.
+//  - y_i = d_i - l, two terms of one sign (d_i <= 0 <= l): within 2^-89.8 |y_i| + 3u^2 |y_i| + a,
+//    handed to the rounding as 2^-89 |y_i| + a.
+bool log_softmax_dd(const std::vector<double>& x, DType dt, const std::vector<size_t>& which,
+                    bool negate, OracleResult& r) {
+  using dd::DD;
+  const size_t n = x.size();
+  if (n == 0 || n > 4096) return false;
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) return false;
+    if (x[i] > x[k]) k = i;
+  }
+  const double m = x[k];
+  std::vector<DD> d(n), args, e(n, DD{0, 0});
+  std::vector<size_t> at;
+  double a = 0;
+  for (size_t j = 0; j < n; ++j) {
+    d[j] = dd::two_sum(x[j], -m);
+    if (j == k) continue;
+    if (d[j].hi < dd::kMinExpArg) {
+      a += 0x1p-865;
+      continue;
+    }
+    at.push_back(j);
+    args.push_back(d[j]);
+  }
+  std::vector<DD> vals(args.size());
+  dd::exp_dd_many(args.data(), vals.data(), args.size());
+  DD t{0, 0};
+  for (size_t q = 0; q < at.size(); ++q) {
+    e[at[q]] = vals[q];
+    t = dd::add_accurate(t, vals[q]);
+  }
+  // Every term below e^-600 (a row dominated by its maximum): T in a scale where it is normal,
+  // T' = T 2^1074 = sum e^(d_j + 1074 ln 2) (exp_dd, the shift within 2^-96: 2^-90.4), terms below
+  // e^-1344 within 2^-865 each; l = log1p(T) = T (1 - T/2 ...) within 2^-860 of T.
+  DD t_scaled{0, 0};
+  double a_scaled = 0;
+  if (t.hi == 0 && a > 0) {
+    const dd::ExpConstants& c = dd::exp_constants();
+    std::vector<DD> sargs;
+    std::vector<size_t> sat;
+    for (size_t j = 0; j < n; ++j) {
+      if (j == k) continue;
+      DD z = dd::add_accurate(d[j], dd::two_prod(1074, c.l0));
+      z = dd::add_accurate(z, dd::two_prod(1074, c.l1));
+      if (z.hi < dd::kMinExpArg) {
+        a_scaled += 0x1p-865;
+        continue;
+      }
+      sat.push_back(j);
+      sargs.push_back(z);
+    }
+    std::vector<DD> svals(sargs.size());
+    dd::exp_dd_many(sargs.data(), svals.data(), sargs.size());
+    for (size_t q = 0; q < sat.size(); ++q) {
+      e[sat[q]] = svals[q];  // scaled: the condition numbers below only take ratios of them
+      t_scaled = dd::add_accurate(t_scaled, svals[q]);
+    }
+    if (t_scaled.hi == 0) return false;
+  }
+  DD l{0, 0};
+  if (t.hi != 0) {
+    const auto lt = t.hi <= 1 ? dd::log1p_dd(t) : dd::log_dd(dd::add_accurate({1, 0}, t));
+    if (!lt) return false;
+    l = *lt;
+  }
+  // The condition numbers' sums, in long double (a few digits are needed): T, S = 1 + T and B =
+  // sum_{j != k} e_j |x_j|.
+  long double t_l = 0, b_l = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const long double ej = static_cast<long double>(e[j].hi) + e[j].lo;
+    t_l += ej;
+    b_l += ej * std::fabs(static_cast<long double>(x[j]));
+  }
+  const long double s_l = 1 + t_l;
+  const size_t first = r.exact.size();
+  const bool scaled = t_scaled.hi != 0;
+  // l's upper bound: l (1 + 2^-88) + a, or T (scaled) and its bounds (plus 2^-1074 for the
+  // rounding of the product into the subnormal range).
+  const double lmax = scaled ? (t_scaled.hi * (1 + 0x1p-80) + a_scaled) * 0x1p-1074 + 0x1p-1074
+                             : l.hi + std::fabs(l.lo) + l.hi * 0x1p-88 + a;
+  for (size_t i : which) {
+    DD y = dd::add_accurate(d[i], {-l.hi, -l.lo});
+    if (negate) y = {-y.hi, -y.lo};
+    std::optional<double> v;
+    double delta = std::fabs(y.hi) * 0x1p-89 + a;
+    if (scaled && i == k) {  // y = -l, l = T within 2^-89 T + a
+      const DD ts = negate ? t_scaled : DD{-t_scaled.hi, -t_scaled.lo};
+      if (dt == DType::f64)
+        v = dd::round_f64_scaled(ts, std::fabs(t_scaled.hi) * 0x1p-89 + a_scaled);
+      else  // below 4096 x 2^-865 (times 2^1074 here): 0 in f32, f16 and bf16
+        v = negate ? 0.0 : -0.0;
+      y = {ts.hi * 0x1p-1074, 0};  // its sign and size, for the condition number
+    } else if (d[i].hi != 0 && lmax <= std::fabs(d[i].hi) * 0x1p-70) {
+      // l below d_i's spacing: y is just beyond d_i, which may be a tie exactly (d_i = x_i - m
+      // often is): round from d_i's side (l > 0: y < d_i, or y > -d_i for cross_entropy).
+      v = dd::round_just_beyond(negate ? DD{-d[i].hi, -d[i].lo} : d[i], negate ? 1 : -1, lmax, dt);
+      delta = 0;
+    } else {
+      v = dd::round_double_double(y, delta, dt);
+    }
+    if (!v && delta != 0 && y.hi != 0 && delta <= std::fabs(y.hi) * 0x1p-88) {
+      Real yr(128);  // hi + lo within 2^-128
+      mpfr_set_d(yr, y.hi, MPFR_RNDN);
+      mpfr_add_d(yr, yr, y.lo, MPFR_RNDN);
+      v = round_decided(yr, 87, dt);
+    }
+    if (!v) {
+      r.exact.resize(first);
+      r.cond.resize(first);
+      return false;
+    }
+    r.exact.push_back(*v);
+    // num / S as in log_softmax_at.
+    const long double ax = std::fabs(static_cast<long double>(x[i]));
+    long double num;
+    // Scaled: T and B are below 4096 x 2^-865, so S = 1 within 2^-850 and, for i != k, num / S =
+    // |x_i| + |m|.
+    const long double s_div = scaled ? 1 : s_l;
+    if (scaled && i != k) {
+      num = ax + std::fabs(static_cast<long double>(m));
+    } else if (i == k) {
+      num = ax * t_l + b_l;
+    } else {
+      const long double ei = static_cast<long double>(e[i].hi) + e[i].lo;
+      num = ax * (s_l - ei) + b_l - ei * ax + std::fabs(static_cast<long double>(m));
+    }
+    long double yl = std::fabs(static_cast<long double>(y.hi) + y.lo);
+    if (scaled && i == k) {  // num / |y| = (|x_k| T + B) / T: the scale cancels
+      num = ax * t_l + b_l;
+      yl = t_l;
+    }
+    if (yl == 0)
+      r.cond.push_back(num == 0 ? 0.0 : INFINITY);
+    else
+      r.cond.push_back(static_cast<double>(num / s_div / yl));
+  }
+  return true;
+}
+
+std::vector<size_t> every_index(size_t n) {
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
+
 }  // namespace
 
-OracleResult log_softmax(const Input& in) {
+namespace detail {
+
+std::optional<OracleResult> log_softmax_double_double(const Input& in, bool cross_entropy) {
   const auto& x = in.args.at(0).values;
-  std::vector<size_t> all(x.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::vector<size_t> which =
+      cross_entropy ? std::vector<size_t>{static_cast<size_t>(in.param("target", 0))}
+                    : every_index(x.size());
+  OracleResult r;
+  if (!log_softmax_dd(x, in.dtype, which, cross_entropy, r)) return std::nullopt;
+  r.decidable = true;
+  r.precision_bits = 106;
+  return r;
+}
+
+OracleResult log_softmax_mpfr(const Input& in, bool cross_entropy) {
+  const auto& x = in.args.at(0).values;
+  const std::vector<size_t> which =
+      cross_entropy ? std::vector<size_t>{static_cast<size_t>(in.param("target", 0))}
+                    : every_index(x.size());
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
-    return log_softmax_at(x, in.dtype, p, all, false, r);
+    return log_softmax_at(x, in.dtype, p, which, cross_entropy, r);
   });
 }
 
+}  // namespace detail
+
+OracleResult log_softmax(const Input& in) {
+  if (auto r = detail::log_softmax_double_double(in, false)) return std::move(*r);
+  return detail::log_softmax_mpfr(in, false);
+}
+
 OracleResult cross_entropy(const Input& in) {
-  const auto& x = in.args.at(0).values;
-  const std::vector<size_t> t{static_cast<size_t>(in.param("target", 0))};
-  return ziv(
-      [&](mpfr_prec_t p, OracleResult& r) { return log_softmax_at(x, in.dtype, p, t, true, r); });
+  if (auto r = detail::log_softmax_double_double(in, true)) return std::move(*r);
+  return detail::log_softmax_mpfr(in, true);
 }
 
 // l = A + B with A = max(x, 0) - x z (x z exact in 106 bits, A rounded once: 2^-p) and

@@ -20,6 +20,14 @@ OracleResult log_softmax(const Input& in);
 // Logits x and parameter `target` t: loss = -log_softmax(x)_t, cond = cond_t of log_softmax.
 OracleResult cross_entropy(const Input& in);
 
+namespace detail {
+// The two ways log_softmax() (cross_entropy = false) and cross_entropy() (true) evaluate, exposed
+// for tests: double-double with a proven bound (nullopt when the row is out of its range or an
+// output undecided), and MPFR with Ziv's ladder.
+std::optional<OracleResult> log_softmax_double_double(const Input& in, bool cross_entropy);
+OracleResult log_softmax_mpfr(const Input& in, bool cross_entropy);
+}  // namespace detail
+
 // One row x, parameter eps (default 1e-5, rounded to the dtype as kernels add it in that type):
 // y_i = (x_i - mu) / sigma, sigma = sqrt(var + eps), var the biased variance. With y as the
 // output, dy_i/dx_j = (d_ij - (1 + y_i y_j) / n) / sigma, so

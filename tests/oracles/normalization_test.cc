@@ -324,23 +324,45 @@ TEST(NormKernels, StableTargetsKeepExactZerosAndHugeValues) {
   EXPECT_EQ(op_native<targets::BceWithLogitsStable>()(bce), oracle::bce_with_logits(bce).exact);
 }
 
+// Inputs of every regime of family `name` in dtype d (k samples, at most 4096 values each).
+std::vector<Input> regime_inputs(const char* name, DType d, int k, Entropy& e) {
+  const Family* fam = default_registry().find_family(name);
+  std::vector<Input> ins;
+  if (!fam) return ins;
+  for (int i = 0; i < k; ++i) {
+    const Regime& r = fam->regimes[static_cast<size_t>(i) % fam->regimes.size()];
+    Input in = r.sample(e, d);
+    if (in.total_size() <= 4096 && !fam->validate(in)) ins.push_back(std::move(in));
+  }
+  return ins;
+}
+
+// Two evaluations of one input give the same outputs and conditions (1e-9 relative: the
+// double-double paths form their condition numbers in long double).
+void expect_same_result(const OracleResult& dd, const OracleResult& mp, const std::string& what) {
+  ASSERT_TRUE(mp.decidable) << what;
+  ASSERT_EQ(dd.exact.size(), mp.exact.size()) << what;
+  for (size_t i = 0; i < mp.exact.size(); ++i) {
+    ASSERT_EQ(dd.exact[i], mp.exact[i]) << what << " output " << i;
+    if (std::isinf(mp.cond[i]))
+      ASSERT_EQ(dd.cond[i], mp.cond[i]) << what << " output " << i;
+    else
+      ASSERT_NEAR(dd.cond[i], mp.cond[i], 1e-9 * std::fmax(1.0, mp.cond[i]))
+          << what << " output " << i;
+  }
+}
+
 // The double-double path of layer_norm and batch_norm gives the MPFR path's outputs and
 // conditions wherever it answers, on every regime in every dtype and on rows built to be hard
 // (a large common offset, one outlier, constant rows, zeros), and answers for most rows.
 TEST(LayerNormOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
   SeededEntropy e(3, 41);
   for (const char* name : {"layer_norm", "batch_norm"}) {
-    const Family* fam = default_registry().find_family(name);
-    ASSERT_NE(fam, nullptr);
     const bool batch = std::string(name) == "batch_norm";
     int inputs = 0, fast = 0;
     for (DType d : kAllDTypes) {
-      std::vector<Input> ins;
-      for (int k = 0; k < 120; ++k) {
-        const Regime& r = fam->regimes[static_cast<size_t>(k) % fam->regimes.size()];
-        Input in = r.sample(e, d);
-        if (in.total_size() <= 4096 && !fam->validate(in)) ins.push_back(std::move(in));
-      }
+      std::vector<Input> ins = regime_inputs(name, d, 120, e);
+      ASSERT_FALSE(ins.empty()) << name;
       if (!batch) {
         ins.push_back(row(d, {1e4 + 1, 1e4 - 1, 1e4 + 0.5, 1e4}));
         ins.push_back(row(d, {3, 3, 3, 3}));
@@ -360,20 +382,49 @@ TEST(LayerNormOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
         ++inputs;
         if (!dd) continue;
         ++fast;
-        const OracleResult mp =
-            batch ? oracle::detail::batch_norm_mpfr(in) : oracle::detail::layer_norm_mpfr(in);
-        ASSERT_TRUE(mp.decidable);
-        ASSERT_EQ(dd->exact.size(), mp.exact.size());
-        for (size_t i = 0; i < mp.exact.size(); ++i) {
-          ASSERT_EQ(dd->exact[i], mp.exact[i]) << name << " " << dtype_name(d) << " output " << i;
-          if (std::isinf(mp.cond[i]))
-            ASSERT_EQ(dd->cond[i], mp.cond[i]);
-          else
-            ASSERT_NEAR(dd->cond[i], mp.cond[i], 1e-9 * std::fmax(1.0, mp.cond[i]));
-        }
+        expect_same_result(
+            *dd, batch ? oracle::detail::batch_norm_mpfr(in) : oracle::detail::layer_norm_mpfr(in),
+            std::string(name) + " " + std::string(dtype_name(d)));
       }
     }
     EXPECT_GT(fast, inputs / 2) << name;
+  }
+}
+
+// The double-double path of log_softmax and cross_entropy gives the MPFR path's outputs and
+// conditions wherever it answers, on every regime in every dtype and on hard rows (a dominant
+// logit, terms below e^-600, ties at the maximum, one value), and answers for most rows.
+TEST(LogSoftmaxOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  SeededEntropy e(3, 43);
+  for (const char* name : {"log_softmax", "cross_entropy"}) {
+    const bool ce = std::string(name) == "cross_entropy";
+    int inputs = 0, fast = 0;
+    for (DType d : kAllDTypes) {
+      std::vector<Input> ins = regime_inputs(name, d, 160, e);
+      ASSERT_FALSE(ins.empty()) << name;
+      if (!ce) {
+        ins.push_back(row(d, {0, -700, -1e4, -3}));
+        ins.push_back(row(d, {5, 5, 5}));
+        ins.push_back(row(d, {1}));
+        ins.push_back(row(d, {40, 0, -0.5}));  // x - m exact, l ~ e^-40: ties of the dtype
+        if (d == DType::f64) {
+          ins.push_back(row(d, {659.5, 0, -1, 2}));  // every other term below e^-600
+          ins.push_back(row(d, {0x1p10, 0x1p10 - 0x1p-42, 1}));
+          for (size_t q = ins.size() - 6; q < ins.size(); ++q)
+            EXPECT_TRUE(oracle::detail::log_softmax_double_double(ins[q], false).has_value())
+                << "hard row " << q;
+        }
+      }
+      for (const Input& in : ins) {
+        const auto dd = oracle::detail::log_softmax_double_double(in, ce);
+        ++inputs;
+        if (!dd) continue;
+        ++fast;
+        expect_same_result(*dd, oracle::detail::log_softmax_mpfr(in, ce),
+                           std::string(name) + " " + std::string(dtype_name(d)));
+      }
+    }
+    EXPECT_GT(fast, inputs * 3 / 4) << name;
   }
 }
 

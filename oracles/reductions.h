@@ -48,4 +48,12 @@ OracleResult logcumsumexp(const Input& in);
 // |y_i| with w the softmax weights of (a_i, b_i).
 OracleResult logaddexp(const Input& in);
 
+namespace detail {
+// The two ways logaddexp() evaluates (exposed for tests): one pair in double-double with a proven
+// bound (nullopt for an infinity or an undecided result; the condition number into *cond), and
+// MPFR for every pair.
+std::optional<double> logaddexp_double_double(double a, double b, DType dt, double* cond);
+OracleResult logaddexp_mpfr(const Input& in);
+}  // namespace detail
+
 }  // namespace stabfuzz::oracle

@@ -65,4 +65,13 @@ OracleResult kl_div(const Input& in);
 // One row p in [0, 1]: H = -sum_{p_i > 0} p_i log p_i, cond = sum_i p_i |log p_i + 1| / H.
 OracleResult entropy(const Input& in);
 
+namespace detail {
+// The two ways kl_div() and entropy() evaluate (exposed for tests): double-double with a proven
+// bound (nullopt when out of range or undecided), and MPFR with Ziv's ladder.
+std::optional<OracleResult> kl_div_double_double(const Input& in);
+OracleResult kl_div_mpfr(const Input& in);
+std::optional<OracleResult> entropy_double_double(const Input& in);
+OracleResult entropy_mpfr(const Input& in);
+}  // namespace detail
+
 }  // namespace stabfuzz::oracle

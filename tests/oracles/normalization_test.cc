@@ -428,5 +428,39 @@ TEST(LogSoftmaxOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
   }
 }
 
+// The double-double paths of kl_div and entropy give the MPFR paths' outputs and conditions
+// wherever they answer, on every regime in every dtype and on hard rows (p in {0, 1}, tiny p,
+// a result near 0 by cancellation), and answer for most rows.
+TEST(KlDivEntropyOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  SeededEntropy e(3, 53);
+  for (const char* name : {"kl_div", "entropy"}) {
+    const bool kl = std::string(name) == "kl_div";
+    int inputs = 0, fast = 0;
+    for (DType d : kAllDTypes) {
+      std::vector<Input> ins = regime_inputs(name, d, 160, e);
+      ASSERT_FALSE(ins.empty()) << name;
+      if (!kl) {
+        ins.push_back(row(d, {0, 1, 0}));
+        ins.push_back(row(d, {0.5, 0.25, 0.25}));
+        ins.push_back(row(d, {1e-30, 1 - 0x1p-20}));
+      } else {
+        ins.push_back(rows2(d, {std::log(0.5), std::log(0.5)}, {0.5, 0.5}));
+        ins.push_back(rows2(d, {-1, -2, -3}, {0.2, 0.3, 0.5}));
+      }
+      for (const Input& in : ins) {
+        const auto dd = kl ? oracle::detail::kl_div_double_double(in)
+                           : oracle::detail::entropy_double_double(in);
+        ++inputs;
+        if (!dd) continue;
+        ++fast;
+        expect_same_result(*dd,
+                           kl ? oracle::detail::kl_div_mpfr(in) : oracle::detail::entropy_mpfr(in),
+                           std::string(name) + " " + std::string(dtype_name(d)));
+      }
+    }
+    EXPECT_GT(fast, inputs * 3 / 4) << name;
+  }
+}
+
 }  // namespace
 }  // namespace stabfuzz

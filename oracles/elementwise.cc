@@ -10,7 +10,6 @@
 #include <cfloat>
 #include <cmath>
 
-#include "oracles/double_double.h"
 #include "oracles/mpfr_util.h"
 
 namespace stabfuzz::oracle {
@@ -34,33 +33,6 @@ struct Scratch {
   Real a, b, c, d, x3;
   Real k;  // gelu: sqrt 2; gelu_tanh: sqrt(2/pi)
 };
-
-// f at x = +inf and x = -inf (NaN: outside the domain, rejected by validation).
-double limit(Unary f, bool positive) {
-  switch (f) {
-    case Unary::exp:
-      return positive ? INFINITY : 0.0;
-    case Unary::log:
-    case Unary::log1p:
-      return positive ? INFINITY : NAN;
-    case Unary::expm1:
-      return positive ? INFINITY : -1.0;
-    case Unary::tanh:
-    case Unary::erf:
-      return positive ? 1.0 : -1.0;
-    case Unary::sigmoid:
-      return positive ? 1.0 : 0.0;
-    case Unary::log_sigmoid:
-      return positive ? -0.0 : -INFINITY;
-    case Unary::softplus:
-      return positive ? INFINITY : 0.0;
-    case Unary::silu:
-    case Unary::gelu:
-    case Unary::gelu_tanh:
-      return positive ? INFINITY : -0.0;
-  }
-  return NAN;
-}
 
 // y = 1/(1 + e^-z) from e^-|z| <= 1 (no overflow): e^z or e^-z: 1, 1 + e: 1 + 1 damped by
 // e/(1+e) <= 1, the quotient: 1. Total 4, beyond the error z itself carries.
@@ -86,7 +58,7 @@ long exponent_bound(mpfr_srcptr x) {
 // error of t by t / ((1 + t) log1p t) <= 1, which the softplus family relies on.
 long evaluate(Unary f, mpfr_ptr y, mpfr_srcptr x, Scratch& s) {
   if (mpfr_inf_p(x)) {
-    mpfr_set_d(y, limit(f, mpfr_sgn(x) > 0), kN);
+    mpfr_set_d(y, detail::unary_limit(f, mpfr_sgn(x) > 0), kN);
     return 0;
   }
   switch (f) {
@@ -320,346 +292,34 @@ OracleResult unary_mpfr_at(Unary f, const Input& in, const std::vector<size_t>& 
   });
 }
 
-using dd::DD;
-
-// f(x) in double-double with an absolute error bound (value q 2^-1074 where `scaled`), or nullopt
-// where the fast path does not apply (results near 0 or 1 that need more than 2^-89, zeros whose
-// sign matters, infinities, ...). Every relative bound below is under 2^-89.4 (double_double.h
-// states each primitive's):
-//  - exp: exp_dd, 2^-90.5. log: log_dd, 2^-95.4. log1p: log1p_dd on [-0.5, 1], else log_dd of
-//    1 + x (exact as a double-double).
-//  - expm1: expm1_dd, 2^-89.5; below -600 it is -1 within e^-600 < 2^-865.
-//  - tanh: e / (e + 2), e = expm1(2|x|): e's error damped by 2 / (e + 2) <= 1, the sum 3u^2 and
-//    DWDivDW2 15u^2 + 56u^3: < 2^-89.49. Past |x| = 354.5 it is +-1 within 2^-1000.
-//  - sigmoid: 1 / (1 + e^-x) or e^x / (1 + e^x) (e^(-|x|) from exp_dd, in both numerator and
-//    denominator at worst): 2 x 2^-90.5 + 19u^2 < 2^-89.49; past 600 it is 1 within 2^-865.
-//  - silu: x sigmoid(x), DWTimesFP3 2u^2 more.
-//  - softplus: log1p(e^x) for x <= 0 (log1p damps e^x's error: t / ((1 + t) log1p t) <= 1):
-//    2^-90.5 + 2^-97.8; x + log1p(e^-x) for x > 0, two positive terms: the same plus 3u^2; past
-//    600, x within 2^-865. log_sigmoid(x) = -softplus(-x).
-//  - Of |x| < 2^-900: exp is 1 within 2^-899, sigmoid 1/2 within 2^-900, softplus log 2 + x/2
-//    (L0 + L1 within 2^-105), silu x/2 within |x| 2^-900 where x/2 is exact.
-//  - Results of exp, sigmoid, softplus, log_sigmoid and silu below 2^-866 in f64 (x beyond -+600):
-//    e^x 2^1074 = exp_dd(x + 1074 ln 2), the shift from two exact products and two
-//    AccurateDWPlusDW (absolute error < 2 x 3u^2 x 145 + 1074 |L2| < 2^-96): < 2^-90.4. (silu
-//    takes x down to -800, where 800 e^-800 < 2^-1144 rounds to -0.) Sigmoid
-//    and softplus are e^x within a factor 1 + e^x (< 1 + 2^-800), silu x e^x (2u^2) within the
-//    same.
-//  - exp and expm1 (e^x within 2^-1000) of x in (709.78, 709.7828] in f64: 2 e^(x - ln 2), the
-//  shift
-//    within 2 x 3u^2 x 710 < 2^-94.
-struct Approx {
-  DD q;
-  double delta;
-  int shift = 0;  // the value is q 2^shift: 0, kSubnormalShift or 1
-};
-constexpr int kSubnormalShift = -1074;
-constexpr double kRelBound = 0x1p-89;  // |exact| 2^-89.4 <= |q.hi| 2^-89
-constexpr double kTiny = 0x1p-900;
-std::optional<Approx> relative(std::optional<DD> q, int shift = 0) {
-  if (!q) return std::nullopt;
-  return Approx{*q, std::fabs(q->hi) * kRelBound, shift};
-}
-template <class P>
-DD sigmoid_dd(double x, P& pr) {
-  if (x >= 0) return dd::div({1, 0}, dd::add_accurate({1, 0}, pr.exp({-x, 0})));
-  const DD e = pr.exp({x, 0});
-  return dd::div(e, dd::add_accurate({1, 0}, e));
-}
-// e^x 2^1074 for x in [-800, kMinExpArg).
-template <class P>
-DD exp_scaled(double x, P& pr) {
-  const dd::ExpConstants& c = dd::exp_constants();
-  DD a = dd::add_accurate({x, 0}, dd::two_prod(1074, c.l0));
-  a = dd::add_accurate(a, dd::two_prod(1074, c.l1));
-  return pr.exp(a);
-}
-// e^x / 2 for x in (kMaxExpArg, 709.7828]: exp_dd(x - ln 2), the shift within 2 x 3u^2 x 710.
-template <class P>
-DD exp_halved(double x, P& pr) {
-  const dd::ExpConstants& c = dd::exp_constants();
-  return pr.exp(dd::add_accurate({x, 0}, {-c.l0, -c.l1}));
-}
-constexpr double kOverflowArg = 709.7828;  // e^x > DBL_MAX + ulp / 2 (log of it: 709.78271289...)
-// The band of x where a result of e^x's size is below 2^-866 (f64 only: the other dtypes round it
-// to 0) and above 2^-1076.
-constexpr double kScaledFrom = -746, kScaledTo = dd::kMinExpArg;
-template <class P>
-std::optional<Approx> softplus_dd(double x, DType dt, P& pr) {
-  if (std::fabs(x) < kTiny) {  // log 2 + x/2 + ...: L0 + L1 within |L2| + 2^-900 < 2^-105
-    const dd::ExpConstants& c = dd::exp_constants();
-    return Approx{{c.l0, c.l1}, 0x1p-105};
-  }
-  if (x > -dd::kMinExpArg) return Approx{{x, 0}, 0x1p-865};
-  if (x < kScaledTo && dt == DType::f64) return relative(exp_scaled(x, pr), kSubnormalShift);
-  if (x < dd::kMinExpArg) return std::nullopt;
-  if (x <= 0) return relative(dd::log1p_dd(pr.exp({x, 0}), pr));
-  const auto l = dd::log1p_dd(pr.exp({-x, 0}), pr);
-  if (!l) return std::nullopt;
-  return relative(dd::add_accurate({x, 0}, *l));
-}
-template <class P>
-std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
-  if (!std::isfinite(x)) return std::nullopt;
-  const bool tiny = std::fabs(x) < kTiny;
-  switch (f) {
-    case Unary::exp:
-      if (tiny) return Approx{{1, 0}, 0x1p-899};  // 1 + x + ...
-      if (x < kScaledTo && dt == DType::f64) return relative(exp_scaled(x, pr), kSubnormalShift);
-      if (x > dd::kMaxExpArg && dt == DType::f64) return relative(exp_halved(x, pr), 1);
-      if (x < dd::kMinExpArg || x > dd::kMaxExpArg) return std::nullopt;
-      return relative(pr.exp({x, 0}));
-    case Unary::log:
-      if (!(x > 0)) return std::nullopt;
-      return relative(dd::log_dd({x, 0}, pr));
-    case Unary::log1p:
-      if (x >= -0.5 && x <= 1) return relative(dd::log1p_dd({x, 0}, pr));
-      if (x > 1) return relative(dd::log_dd(dd::two_sum(1, x), pr));
-      if (x > -1) return relative(dd::log_dd({1 + x, 0}, pr));  // 1 + x exact (Sterbenz)
-      return std::nullopt;
-    case Unary::expm1:
-      if (x < dd::kMinExpArg) return Approx{{-1, 0}, 0x1p-865};
-      if (x > dd::kMaxExpArg) {  // e^x - 1 = e^x (1 - e^-x), within 2^-1000 of e^x
-        if (dt != DType::f64) return std::nullopt;
-        return relative(exp_halved(x, pr), 1);
-      }
-      return relative(dd::expm1_dd(x, pr));
-    case Unary::tanh: {
-      const double a = std::fabs(x);
-      DD q{1, 0};
-      double delta = 0x1p-1000;
-      if (2 * a <= dd::kMaxExpArg) {
-        const DD e = dd::expm1_dd(2 * a, pr);
-        q = dd::div(e, dd::add_accurate(e, {2, 0}));
-        delta = q.hi * kRelBound;
-      }
-      if (x < 0) q = {-q.hi, -q.lo};
-      return Approx{q, delta};
-    }
-    case Unary::sigmoid:
-      if (tiny) return Approx{{0.5, 0}, 0x1p-900};  // 1/2 + x/4 + ...
-      if (x > -dd::kMinExpArg) return Approx{{1, 0}, 0x1p-865};
-      if (x < kScaledTo && dt == DType::f64) return relative(exp_scaled(x, pr), kSubnormalShift);
-      if (x < dd::kMinExpArg) return std::nullopt;
-      return relative(sigmoid_dd(x, pr));
-    case Unary::silu:
-      if (x > -dd::kMinExpArg) return Approx{{x, 0}, x * 0x1p-865};
-      if (x < kScaledTo && dt == DType::f64)  // x >= -800 here
-        return relative(dd::mul(exp_scaled(x, pr), x), kSubnormalShift);
-      if (tiny) {  // x/2 + x^2/4 - ...: x/2 when it is exact
-        if (std::fabs(x) < 0x1p-1021) return std::nullopt;
-        return Approx{{x / 2, 0}, std::fabs(x) * kTiny};
-      }
-      if (x < dd::kMinExpArg) return std::nullopt;
-      return relative(dd::mul(sigmoid_dd(x, pr), x));
-    case Unary::softplus:
-      return softplus_dd(x, dt, pr);
-    case Unary::log_sigmoid: {
-      auto a = softplus_dd(-x, dt, pr);
-      if (a) a->q = {-a->q.hi, -a->q.lo};
-      return a;
-    }
-    case Unary::erf:
-    case Unary::gelu:
-    case Unary::gelu_tanh:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// Exact results, and results that round to 0 or overflow: e^x below 2^-1076 (e^-746 < 2^-1076,
-// and 800 e^-800 < 2^-1144) in every dtype, below 2^-865 (x < -600) in the dtypes other than f64,
-// e^x above DBL_MAX + ulp/2 (f64) or e^100 > 2^144 (the others); silu of tiny x.
-std::optional<double> special(Unary f, double x, DType dt) {
-  if (std::isinf(x)) {
-    const double l = limit(f, x > 0);
-    if (std::isnan(l)) return std::nullopt;
-    return l;
-  }
-  // expm1, tanh and log1p of |x| < 2^-900 are x within x^2 / 2: x in every dtype (no arithmetic on
-  // subnormals, which is slow).
-  if ((f == Unary::expm1 || f == Unary::tanh || f == Unary::log1p) && std::fabs(x) < kTiny)
-    return x;
-  const double zero_below = dt == DType::f64 ? kScaledFrom : dd::kMinExpArg;
-  switch (f) {
-    case Unary::exp:
-    case Unary::sigmoid:
-    case Unary::softplus:
-      if (x < zero_below) return 0.0;
-      break;
-    case Unary::log_sigmoid:
-      if (x > -zero_below) return -0.0;
-      break;
-    case Unary::silu:
-      if (x < (dt == DType::f64 ? -800 : dd::kMinExpArg)) return -0.0;
-      if (x == 0) return x;
-      break;
-    case Unary::log:
-      if (x == 0) return -INFINITY;
-      if (x == 1) return 0.0;
-      break;
-    case Unary::log1p:
-      if (x == -1) return -INFINITY;
-      break;
-    default:
-      break;
-  }
-  if ((f == Unary::exp || f == Unary::expm1) && x > (dt == DType::f64 ? kOverflowArg : 100))
-    return INFINITY;
-  // silu of an f64 below 2^-1021: x/2 + x^2/4 - ..., and x/2 = m/2 2^-1074 with m = x 2^1074 an
-  // integer: m/2 when m is even; for odd m, x^2/4 > 0 breaks the tie upward.
-  if (f == Unary::silu && dt == DType::f64 && x != 0 && std::fabs(x) < 0x1p-1021)
-    return std::ldexp(std::ceil(std::ldexp(x, 1074) / 2), -1074);
-  // The same in the other dtypes, for |x| < 2^-60: silu(x) is in (x/2, x/2 + x^2/4], and x/2
-  // (exact) lies on the dtype's grid of values and midpoints, whose points are more than x^2/4
-  // apart: the next double above x/2 rounds as every value of that interval does.
-  if (f == Unary::silu && dt != DType::f64 && x != 0 && std::fabs(x) < 0x1p-60)
-    return round_to_format(dtype_format(dt), std::nextafter(x / 2, INFINITY));
-  return std::nullopt;
-}
-
-// The dtype's rounding of an approximation, when its bound decides it.
-std::optional<double> round_approx(const Approx& a, DType dt) {
-  if (a.shift == kSubnormalShift) return dd::round_f64_scaled(a.q, a.delta);
-  if (a.shift == 1) {  // f64 only: RN(2q) = 2 RN(q), overflowing when RN(q) = 2^1023
-    const auto r = dd::round_double_double(a.q, a.delta, dt);
-    if (!r) return std::nullopt;
-    return 2 * *r;
-  }
-  if (auto r = dd::round_double_double(a.q, a.delta, dt)) return r;
-  // Subnormal f64 results, and the ends of the interval rounding apart: through MPFR, with hi + lo
-  // set in 128 bits (2^-128) and the bound as a relative one (2^-89 + 2^-128 < 2^-88).
-  if (a.q.hi == 0 || a.delta > std::fabs(a.q.hi) * kRelBound) return std::nullopt;
-  Real y(128);
-  mpfr_set_d(y, a.q.hi, kN);
-  mpfr_add_d(y, y, a.q.lo, kN);
-  return round_decided(y, 88, dt);
-}
-
-// The primitive calls (e^x, small e^x - 1) of a block of outputs' evaluations, run 8 at a time: an
-// evaluation is one chain of about 200 dependent operations, and 8 independent chains interleave
-// (about 3x the throughput of one at a time). A pass over the outputs records each one's next call
-// and gives it a placeholder (that output's result is discarded); run() computes the recorded
-// calls; the next pass gets them, bit-identical arguments checked, and records the following call
-// (softplus: e^x, then log1p's e^y - 1). At most kCalls calls per output.
-class BatchedPrimitives {
- public:
-  static constexpr size_t kCalls = 2;
-  explicit BatchedPrimitives(size_t n) : slots_(kCalls * n) {}
-  void begin(size_t i) {
-    base_ = kCalls * i;
-    used_ = 0;
-    missing_ = false;
-  }
-  bool missing() const { return missing_; }
-  DD exp(DD x) { return call(Kind::exp, x); }
-  DD expm1_small(double x) { return call(Kind::expm1, {x, 0}); }
-  void run() {
-    run_kind(Kind::exp);
-    run_kind(Kind::expm1);
-  }
-
- private:
-  enum class Kind : uint8_t { none, exp, expm1 };
-  struct Slot {
-    Kind kind = Kind::none;
-    bool ready = false;
-    DD arg{0, 0}, value{0, 0};
-  };
-  static constexpr size_t kLanes = 8;
-  DD call(Kind k, DD x) {
-    if (missing_) return {1, 0};  // this output is discarded: no more calls recorded
-    if (used_ == kCalls) return k == Kind::exp ? dd::exp_dd(x) : dd::expm1_small(x.hi);
-    Slot& s = slots_[base_ + used_++];
-    if (s.ready && s.kind == k && s.arg.hi == x.hi && s.arg.lo == x.lo) return s.value;
-    s = Slot{k, false, x, {0, 0}};
-    missing_ = true;
-    return {1, 0};
-  }
-  void run_kind(Kind k) {
-    std::vector<size_t> at;
-    for (size_t i = 0; i < slots_.size(); ++i)
-      if (slots_[i].kind == k && !slots_[i].ready) at.push_back(i);
-    for (size_t b = 0; b < at.size(); b += kLanes) {
-      DD in[kLanes] = {}, out[kLanes];
-      double in1[kLanes] = {};
-      const size_t m = std::min(kLanes, at.size() - b);
-      for (size_t j = 0; j < m; ++j) {
-        in[j] = slots_[at[b + j]].arg;
-        in1[j] = in[j].hi;
-      }
-      if (k == Kind::exp)
-        dd::exp_dd_lanes<kLanes>(in, out);
-      else
-        dd::expm1_small_lanes<kLanes>(in1, out);
-      for (size_t j = 0; j < m; ++j) {
-        slots_[at[b + j]].value = out[j];
-        slots_[at[b + j]].ready = true;
-      }
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t base_ = 0, used_ = 0;
-  bool missing_ = false;
-};
-
-// Outputs [from, to) of unary(): the double-double path, batched; outputs it does not decide go to
-// `rest`.
-void unary_double_double_block(Unary f, const std::vector<double>& x, DType dt, size_t from,
-                               size_t to, OracleResult& r, std::vector<size_t>& rest) {
-  enum class State : uint8_t { pending, done, mpfr };
-  std::vector<State> state(to - from, State::pending);
-  for (size_t i = from; i < to; ++i) {
-    if (const auto y = special(f, x[i], dt)) {
-      r.exact[i] = *y;
-      state[i - from] = State::done;
-    } else if (!std::isfinite(x[i]) || f == Unary::erf || f == Unary::gelu ||
-               f == Unary::gelu_tanh) {
-      state[i - from] = State::mpfr;
-    }
-  }
-  BatchedPrimitives prims(to - from);
-  for (size_t pass = 0; pass <= BatchedPrimitives::kCalls; ++pass) {
-    bool recorded = false;
-    for (size_t i = from; i < to; ++i) {
-      if (state[i - from] != State::pending) continue;
-      prims.begin(i - from);
-      const auto a = approx(f, x[i], dt, prims);
-      if (prims.missing()) {
-        recorded = true;
-        continue;
-      }
-      const auto y = a ? round_approx(*a, dt) : std::nullopt;
-      if (y) r.exact[i] = *y;
-      state[i - from] = y ? State::done : State::mpfr;
-    }
-    if (!recorded) break;
-    prims.run();
-  }
-  for (size_t i = from; i < to; ++i) {
-    State& s = state[i - from];
-    if (s == State::pending) {  // not reached: each output makes at most kCalls calls
-      const auto y = detail::unary_double_double(f, x[i], dt);
-      if (y) r.exact[i] = *y;
-      s = y ? State::done : State::mpfr;
-    }
-    if (s == State::done)
-      r.cond[i] = unary_cond(f, x[i]);
-    else
-      rest.push_back(i);
-  }
-}
-
 }  // namespace
 
 namespace detail {
 
-std::optional<double> unary_double_double(Unary f, double x, DType dt) {
-  if (const auto y = special(f, x, dt)) return y;
-  dd::DirectPrimitives direct;
-  const auto a = approx(f, x, dt, direct);
-  if (!a) return std::nullopt;
-  return round_approx(*a, dt);
+double unary_limit(Unary f, bool positive) {
+  switch (f) {
+    case Unary::exp:
+      return positive ? INFINITY : 0.0;
+    case Unary::log:
+    case Unary::log1p:
+      return positive ? INFINITY : NAN;
+    case Unary::expm1:
+      return positive ? INFINITY : -1.0;
+    case Unary::tanh:
+    case Unary::erf:
+      return positive ? 1.0 : -1.0;
+    case Unary::sigmoid:
+      return positive ? 1.0 : 0.0;
+    case Unary::log_sigmoid:
+      return positive ? -0.0 : -INFINITY;
+    case Unary::softplus:
+      return positive ? INFINITY : 0.0;
+    case Unary::silu:
+    case Unary::gelu:
+    case Unary::gelu_tanh:
+      return positive ? INFINITY : -0.0;
+  }
+  return NAN;
 }
 
 OracleResult unary_mpfr(Unary f, const Input& in) {
@@ -679,7 +339,7 @@ OracleResult unary(Unary f, const Input& in) {
   std::vector<size_t> rest;
   constexpr size_t kBlock = 512;
   for (size_t from = 0; from < n; from += kBlock)
-    unary_double_double_block(f, x, in.dtype, from, std::min(n, from + kBlock), r, rest);
+    detail::unary_double_double_block(f, x, in.dtype, from, std::min(n, from + kBlock), r, rest);
   r.decidable = true;
   r.precision_bits = 106;
   if (rest.empty()) return r;

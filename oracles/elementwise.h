@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "stabfuzz/family.h"
 
@@ -47,6 +48,13 @@ namespace detail {
 // MPFR. And MPFR with Ziv's ladder for a whole row (always).
 std::optional<double> unary_double_double(Unary f, double x, DType dt);
 OracleResult unary_mpfr(Unary f, const Input& in);
+
+// f at x = +inf and x = -inf (NaN: outside the domain, rejected by validation).
+double unary_limit(Unary f, bool positive);
+// Outputs [from, to) of the row x by the double-double path (oracles/elementwise_double_double.cc):
+// exact and cond set in r for the decided ones, the others' indices appended to `rest`.
+void unary_double_double_block(Unary f, const std::vector<double>& x, DType dt, size_t from,
+                               size_t to, OracleResult& r, std::vector<size_t>& rest);
 }  // namespace detail
 
 }  // namespace stabfuzz::oracle

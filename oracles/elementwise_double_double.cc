@@ -62,14 +62,6 @@ DD sigmoid_dd(double x, P& pr) {
   const DD e = pr.exp({x, 0});
   return dd::div(e, dd::add_accurate({1, 0}, e));
 }
-// e^x 2^1074 for x in [-800, kMinExpArg).
-template <class P>
-DD exp_scaled(double x, P& pr) {
-  const dd::ExpConstants& c = dd::exp_constants();
-  DD a = dd::add_accurate({x, 0}, dd::two_prod(1074, c.l0));
-  a = dd::add_accurate(a, dd::two_prod(1074, c.l1));
-  return pr.exp(a);
-}
 // e^x / 2 for x in (kMaxExpArg, 709.7828]: exp_dd(x - ln 2), the shift within 2 x 3u^2 x 710.
 template <class P>
 DD exp_halved(double x, P& pr) {
@@ -87,12 +79,64 @@ std::optional<Approx> softplus_dd(double x, DType dt, P& pr) {
     return Approx{{c.l0, c.l1}, 0x1p-105};
   }
   if (x > -dd::kMinExpArg) return Approx{{x, 0}, 0x1p-865};
-  if (x < kScaledTo && dt == DType::f64) return relative(exp_scaled(x, pr), kSubnormalShift);
+  if (x < kScaledTo && dt == DType::f64)
+    return relative(dd::exp_scaled_1074(x, pr), kSubnormalShift);
   if (x < dd::kMinExpArg) return std::nullopt;
   if (x <= 0) return relative(dd::log1p_dd(pr.exp({x, 0}), pr));
   const auto l = dd::log1p_dd(pr.exp({-x, 0}), pr);
   if (!l) return std::nullopt;
   return relative(dd::add_accurate({x, 0}, *l));
+}
+// gelu_tanh's z = 2u = 2 sqrt(2/pi) (x + 0.044715 x^3): the constants as double-doubles from MPFR
+// (within u^2 each), x^3 from an exact square and DWTimesFP3 (2u^2), 0.044715 x^3 (4u^2), plus x
+// of the same sign (3u^2), times the constant (4u^2): within 15u^2 < 2^-102 |z|. Below |x| =
+// 2^-300, z = 2 sqrt(2/pi) x within 2^-600.
+struct GeluTanhConstants {
+  DD k, c;  // 2 sqrt(2/pi), 0.044715
+  GeluTanhConstants() {
+    Real v(320), h(320);
+    mpfr_const_pi(v, kN);
+    mpfr_ui_div(v, 8, v, kN);
+    mpfr_sqrt(v, v, kN);
+    k.hi = mpfr_get_d(v, kN);
+    mpfr_sub_d(h, v, k.hi, kN);
+    k.lo = mpfr_get_d(h, kN);
+    mpfr_set_str(v, "0.044715", 10, kN);
+    c.hi = mpfr_get_d(v, kN);
+    mpfr_sub_d(h, v, c.hi, kN);
+    c.lo = mpfr_get_d(h, kN);
+  }
+};
+DD gelu_tanh_z(double x) {
+  static const GeluTanhConstants g;
+  if (std::fabs(x) < 0x1p-300) return dd::mul(g.k, DD{x, 0});
+  const DD x3 = dd::mul(dd::two_prod(x, x), x);
+  return dd::mul(g.k, dd::add_accurate({x, 0}, dd::mul(g.c, x3)));
+}
+// gelu_tanh(x) = x sigmoid(z) for 2^-900 <= |x| <= 20 (x > 20, or z > 600: x within 2^-865; x < -22
+// is -0: special()). z's error (|z| 2^-102 absolute) moves e^z by |z| 2^-102 <= 2^-92.5 relative
+// for |z| <= 800. z >= 0: 1 / (1 + e^-z), whose relative error is at most e^-z's (2^-90.5 +
+// 2^-92.9), plus 19u^2; z in [-600, 0): e^z / (1 + e^z), within e^z's error (damped by 1 / (1 +
+// e^z)) plus 19u^2; times x 2u^2: < 2^-90.2. f64 results with z in [-800, -600): x e^z within a
+// factor 1 + 2^-865, from e^z 2^1074 (exp_scaled_1074 of z: 2^-90.4 + 2^-92.5); the other dtypes
+// leave that band to MPFR (their results there round to -0).
+template <class P>
+std::optional<Approx> gelu_tanh_dd(double x, DType dt, P& pr) {
+  if (x > 20) return Approx{{x, 0}, x * 0x1p-865};
+  if (std::fabs(x) < kTiny) {  // x/2 + 0.4 x^2 + ...: x/2 when it is exact
+    if (std::fabs(x) < 0x1p-1021) return std::nullopt;
+    return Approx{{x / 2, 0}, std::fabs(x) * kTiny};
+  }
+  const DD z = gelu_tanh_z(x);
+  if (z.hi > -dd::kMinExpArg) return Approx{{x, 0}, std::fabs(x) * 0x1p-865};  // 1 - e^-z, z > 600
+  if (z.hi >= 0)
+    return relative(dd::mul(dd::div({1, 0}, dd::add_accurate({1, 0}, pr.exp({-z.hi, -z.lo}))), x));
+  if (z.hi >= dd::kMinExpArg) {
+    const DD e = pr.exp(z);
+    return relative(dd::mul(dd::div(e, dd::add_accurate({1, 0}, e)), x));
+  }
+  if (dt != DType::f64 || z.hi < -800) return std::nullopt;
+  return relative(dd::mul(dd::exp_scaled_1074(z, pr), x), kSubnormalShift);
 }
 template <class P>
 std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
@@ -101,7 +145,8 @@ std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
   switch (f) {
     case Unary::exp:
       if (tiny) return Approx{{1, 0}, 0x1p-899};  // 1 + x + ...
-      if (x < kScaledTo && dt == DType::f64) return relative(exp_scaled(x, pr), kSubnormalShift);
+      if (x < kScaledTo && dt == DType::f64)
+        return relative(dd::exp_scaled_1074(x, pr), kSubnormalShift);
       if (x > dd::kMaxExpArg && dt == DType::f64) return relative(exp_halved(x, pr), 1);
       if (x < dd::kMinExpArg || x > dd::kMaxExpArg) return std::nullopt;
       return relative(pr.exp({x, 0}));
@@ -135,13 +180,14 @@ std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
     case Unary::sigmoid:
       if (tiny) return Approx{{0.5, 0}, 0x1p-900};  // 1/2 + x/4 + ...
       if (x > -dd::kMinExpArg) return Approx{{1, 0}, 0x1p-865};
-      if (x < kScaledTo && dt == DType::f64) return relative(exp_scaled(x, pr), kSubnormalShift);
+      if (x < kScaledTo && dt == DType::f64)
+        return relative(dd::exp_scaled_1074(x, pr), kSubnormalShift);
       if (x < dd::kMinExpArg) return std::nullopt;
       return relative(sigmoid_dd(x, pr));
     case Unary::silu:
       if (x > -dd::kMinExpArg) return Approx{{x, 0}, x * 0x1p-865};
       if (x < kScaledTo && dt == DType::f64)  // x >= -800 here
-        return relative(dd::mul(exp_scaled(x, pr), x), kSubnormalShift);
+        return relative(dd::mul(dd::exp_scaled_1074(x, pr), x), kSubnormalShift);
       if (tiny) {  // x/2 + x^2/4 - ...: x/2 when it is exact
         if (std::fabs(x) < 0x1p-1021) return std::nullopt;
         return Approx{{x / 2, 0}, std::fabs(x) * kTiny};
@@ -155,9 +201,10 @@ std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
       if (a) a->q = {-a->q.hi, -a->q.lo};
       return a;
     }
+    case Unary::gelu_tanh:
+      return gelu_tanh_dd(x, dt, pr);
     case Unary::erf:
     case Unary::gelu:
-    case Unary::gelu_tanh:
       return std::nullopt;
   }
   return std::nullopt;
@@ -190,6 +237,10 @@ std::optional<double> special(Unary f, double x, DType dt) {
       if (x < (dt == DType::f64 ? -800 : dd::kMinExpArg)) return -0.0;
       if (x == 0) return x;
       break;
+    case Unary::gelu_tanh:  // x < -22: z < -795, |x| e^z < 2^-1147
+      if (x < -22) return -0.0;
+      if (x == 0) return x;
+      break;
     case Unary::log:
       if (x == 0) return -INFINITY;
       if (x == 1) return 0.0;
@@ -204,12 +255,15 @@ std::optional<double> special(Unary f, double x, DType dt) {
     return INFINITY;
   // silu of an f64 below 2^-1021: x/2 + x^2/4 - ..., and x/2 = m/2 2^-1074 with m = x 2^1074 an
   // integer: m/2 when m is even; for odd m, x^2/4 > 0 breaks the tie upward.
-  if (f == Unary::silu && dt == DType::f64 && x != 0 && std::fabs(x) < 0x1p-1021)
+  // gelu_tanh(x) = x/2 + sqrt(2/pi) x^2 / 2 + ...: the same.
+  const bool half_plus_square = f == Unary::silu || f == Unary::gelu_tanh;
+  if (half_plus_square && dt == DType::f64 && x != 0 && std::fabs(x) < 0x1p-1021)
     return std::ldexp(std::ceil(std::ldexp(x, 1074) / 2), -1074);
-  // The same in the other dtypes, for |x| < 2^-60: silu(x) is in (x/2, x/2 + x^2/4], and x/2
+  // The same in the other dtypes, for |x| < 2^-60: silu(x) is in (x/2, x/2 + x^2/4] (gelu_tanh's in
+  // (x/2, x/2 + 0.4 x^2]), and x/2
   // (exact) lies on the dtype's grid of values and midpoints, whose points are more than x^2/4
   // apart: the next double above x/2 rounds as every value of that interval does.
-  if (f == Unary::silu && dt != DType::f64 && x != 0 && std::fabs(x) < 0x1p-60)
+  if (half_plus_square && dt != DType::f64 && x != 0 && std::fabs(x) < 0x1p-60)
     return round_to_format(dtype_format(dt), std::nextafter(x / 2, INFINITY));
   return std::nullopt;
 }
@@ -313,8 +367,7 @@ void unary_double_double_block(Unary f, const std::vector<double>& x, DType dt, 
     if (const auto y = special(f, x[i], dt)) {
       r.exact[i] = *y;
       state[i - from] = State::done;
-    } else if (!std::isfinite(x[i]) || f == Unary::erf || f == Unary::gelu ||
-               f == Unary::gelu_tanh) {
+    } else if (!std::isfinite(x[i]) || f == Unary::erf || f == Unary::gelu) {
       state[i - from] = State::mpfr;
     }
   }

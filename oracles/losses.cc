@@ -280,6 +280,95 @@ OracleResult cross_entropy(const Input& in) {
   return detail::log_softmax_mpfr(in, true);
 }
 
+namespace {
+
+// l = a + b with a = max(x, 0) - x z >= 0 (z in [0, 1]) and b = log1p(e^-|x|) > 0, in
+// double-double, with its condition number; nullopt for non-finite x, z outside [0, 1], and where
+// the bound does not decide. x z is exact (two_prod; nullopt where its low word may underflow), a
+// within 3u^2 |a| (AccurateDWPlusDW), e^-|x| from exp_dd within 2^-90.5, b from log1p_dd within
+// 2^-97.8 more (log1p does not amplify its argument's relative error), and the sum of two
+// nonnegative terms 3u^2 more: l within 2^-90.3 |l|. Past |x| = 600, b < e^-600 < 2^-865: with
+// a >= 2^-700 it is bounded instead of computed; with a = 0, l = b = e^-|x| (1 - t), t < 2^-865,
+// which rounds to 0 outside f64 and is formed in f64 as e^-|x| 2^1074 (exp_scaled_1074, within
+// 2^-90.4) below e^-800 (< 2^-1154, which rounds to 0).
+struct BceValue {
+  double exact, cond;
+};
+std::optional<BceValue> bce_double_double(double x, double z, DType dt) {
+  using dd::DD;
+  constexpr double u2 = 0x1p-106;
+  const double ax = std::fabs(x);
+  if (!std::isfinite(x) || !(z >= 0 && z <= 1)) return std::nullopt;
+  const DD xz = dd::two_prod(x, z);
+  if (xz.hi != 0 && std::fabs(xz.hi) < 0x1p-960) return std::nullopt;
+  const DD a = dd::add_accurate({std::fmax(x, 0.0), 0}, {-xz.hi, -xz.lo});
+  // cond = (|sigmoid(x) - z| |x| + |x z|) / l, sigmoid(x) = 1 / (1 + e) or e / (1 + e), e = e^-|x|.
+  const auto cond = [&](double e, double l) {
+    const double sig = x >= 0 ? 1 / (1 + e) : e / (1 + e);
+    return (std::fabs(sig - z) * ax + std::fabs(xz.hi)) / l;
+  };
+  if (ax <= -dd::kMinExpArg) {
+    const DD e = dd::exp_dd({-ax, 0});
+    const auto b = dd::log1p_dd(e);
+    if (!b) return std::nullopt;
+    const DD l = dd::add_accurate(a, *b);
+    const auto v = dd::round_double_double(l, std::fabs(l.hi) * 0x1p-89, dt);  // 2^-90.3 |exact|
+    if (!v) return std::nullopt;
+    return BceValue{*v, cond(e.hi, l.hi + l.lo)};
+  }
+  if (a.hi >= 0x1p-700) {
+    const auto v = dd::round_double_double(a, a.hi * 3.01 * u2 + 0x1p-865, dt);
+    if (!v) return std::nullopt;
+    return BceValue{*v, cond(std::exp(-ax), a.hi + a.lo)};
+  }
+  if (a.hi != 0) return std::nullopt;
+  // a = 0 exactly: z = 1 for x > 0 (cond = |x| / ((1 + e) l) + |x| / l, l ~ e: |x| e^|x| within
+  // a factor 1 + 2^-860, formed as e^(log |x| + |x|), which overflows to inf past 709.78 as MPFR's
+  // quotient rounded to double does), z = 0 for x < 0 (cond = |x| e / ((1 + e) l) ~ |x|).
+  // Past |x| = 2^29, where e^-|x| nears the bottom of MPFR's exponent range (2^-(2^30)), x < 0 goes
+  // to MPFR, whose condition number is 0 once e^-|x| underflows there.
+  if (x < 0 && ax > 0x1p29) return std::nullopt;
+  const double c = x >= 0 ? std::exp(std::log(ax) + ax) : ax;
+  if (dt != DType::f64 || ax > 800) return BceValue{0.0, c};
+  const DD q = dd::exp_scaled_1074(-ax);
+  const auto v = dd::round_f64_scaled(q, q.hi * 0x1p-89);
+  if (!v) return std::nullopt;
+  return BceValue{*v, c};
+}
+
+// The outputs of bce_with_logits at indices `at`, by MPFR.
+OracleResult bce_with_logits_mpfr_at(const Input& in, const std::vector<size_t>& at);
+
+}  // namespace
+
+namespace detail {
+
+std::optional<OracleResult> bce_with_logits_double_double(const Input& in) {
+  const auto& x = in.args.at(0).values;
+  const auto& z = in.args.at(1).values;
+  if (x.size() != z.size()) return std::nullopt;
+  OracleResult r;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const auto v = bce_double_double(x[i], z[i], in.dtype);
+    if (!v) return std::nullopt;
+    r.exact.push_back(v->exact);
+    r.cond.push_back(v->cond);
+  }
+  r.decidable = true;
+  r.precision_bits = 106;
+  return r;
+}
+
+OracleResult bce_with_logits_mpfr(const Input& in) {
+  std::vector<size_t> all(in.args.at(0).values.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return bce_with_logits_mpfr_at(in, all);
+}
+
+}  // namespace detail
+
+namespace {
+
 // l = A + B with A = max(x, 0) - x z (x z exact in 106 bits, A rounded once: 2^-p) and
 // B = log1p(e^-|x|) (e^-|x| within 2^-p, log1p propagates at most that and rounds: 2 * 2^-p).
 // A, B >= 0, so l is within 3 * 2^-p: err_bits p - 2, passed as p - 3.
@@ -290,14 +379,14 @@ OracleResult cross_entropy(const Input& in) {
 // cannot decide (B below the spacing of kExactA bits at A, while A is a rounding boundary), l
 // rounds like A nudged up by a quarter of that spacing: nothing of either dtype lies between.
 constexpr mpfr_prec_t kExactA = 3400;  // a difference of doubles spans < 2^1024 / 2^-2200
-OracleResult bce_with_logits(const Input& in) {
+OracleResult bce_with_logits_mpfr_at(const Input& in, const std::vector<size_t>& at) {
   const auto& x = in.args.at(0).values;
   const auto& z = in.args.at(1).values;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     Real xm(kExactDoublePrecision), zm(kExactDoublePrecision), pos(kExactDoublePrecision);
     Real xz(2 * kExactDoublePrecision), a(p), e(p), b(p), l(p), sig(p), num(kCondPrec);
     Real ax(kExactA), lx(kExactA + 64), nudged(kExactA + 2);
-    for (size_t i = 0; i < x.size(); ++i) {
+    for (size_t i : at) {
       mpfr_set_d(xm, x[i], MPFR_RNDN);
       mpfr_set_d(zm, z[i], MPFR_RNDN);
       mpfr_set_d(pos, std::fmax(x[i], 0.0), MPFR_RNDN);
@@ -335,13 +424,16 @@ OracleResult bce_with_logits(const Input& in) {
   });
 }
 
+}  // namespace
+
+namespace detail {
+
 // y = sum of t_i = p_i (L_i - logq_i), L_i = log p_i. The terms may cancel, so the error bound is
 // absolute: |L~ - L| <= 2^-p |L~|, D = L~ - logq rounds by 2^-p |D|, t by 2^-p |t|, the sum
 // (mpfr_sum) by 2^-p |y~|; altogether |y~ - y| <= 2^-p * 1.01 * E with
 // E = sum p_i (|L~_i| + 2 |D_i|) + |y~|. With E < 2^eE and |y~| >= 2^(eA-1) (MPFR exponents),
 // err_bits = p - (eE - eA) - 2. A computed zero is exact only when every p_i is 0 or 1 (all L_i
 // are then exactly 0); otherwise y is a nonzero transcendental number and p is raised.
-namespace detail {
 
 // y = sum over p_i > 0 of p_i (log p_i - logq_i) in double-double: L_i = log_dd(p_i) within
 // 2^-95.4 |L_i|, D_i = L_i - logq_i (AccurateDWPlusDW) within that plus 3u^2 |D_i|, p_i D_i
@@ -513,6 +605,36 @@ OracleResult entropy_mpfr(const Input& in) {
 }
 
 }  // namespace detail
+
+// Each output by double-double where its bound decides; the others by MPFR together.
+OracleResult bce_with_logits(const Input& in) {
+  const auto& x = in.args.at(0).values;
+  const auto& z = in.args.at(1).values;
+  if (x.size() != z.size()) return detail::bce_with_logits_mpfr(in);
+  OracleResult r;
+  r.exact.resize(x.size());
+  r.cond.resize(x.size());
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (const auto v = bce_double_double(x[i], z[i], in.dtype)) {
+      r.exact[i] = v->exact;
+      r.cond[i] = v->cond;
+    } else {
+      rest.push_back(i);
+    }
+  }
+  r.decidable = true;
+  r.precision_bits = 106;
+  if (rest.empty()) return r;
+  const OracleResult m = bce_with_logits_mpfr_at(in, rest);
+  if (!m.decidable) return detail::bce_with_logits_mpfr(in);
+  for (size_t k = 0; k < rest.size(); ++k) {
+    r.exact[rest[k]] = m.exact.at(k);
+    r.cond[rest[k]] = m.cond.at(k);
+  }
+  r.precision_bits = m.precision_bits;
+  return r;
+}
 
 OracleResult kl_div(const Input& in) {
   if (auto r = detail::kl_div_double_double(in)) return std::move(*r);

@@ -66,8 +66,11 @@ OracleResult kl_div(const Input& in);
 OracleResult entropy(const Input& in);
 
 namespace detail {
-// The two ways kl_div() and entropy() evaluate (exposed for tests): double-double with a proven
-// bound (nullopt when out of range or undecided), and MPFR with Ziv's ladder.
+// The two ways bce_with_logits(), kl_div() and entropy() evaluate (exposed for tests):
+// double-double with a proven bound (nullopt when out of range or undecided), and MPFR with Ziv's
+// ladder.
+std::optional<OracleResult> bce_with_logits_double_double(const Input& in);
+OracleResult bce_with_logits_mpfr(const Input& in);
 std::optional<OracleResult> kl_div_double_double(const Input& in);
 OracleResult kl_div_mpfr(const Input& in);
 std::optional<OracleResult> entropy_double_double(const Input& in);

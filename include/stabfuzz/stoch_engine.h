@@ -439,6 +439,18 @@ SF_SLOW_PATH uint32_t refill_uniforms(UniformPool& p) {
   __builtin_memcpy(p.state, s, sizeof s);
   return 0;
 }
+// Advances the pool of T as n take_uniforms calls would.
+template <class T>
+inline void skip_uniforms(uint64_t n) {
+  UniformPool& p = uniform_pool;
+  uint32_t& next = std::is_same_v<T, double> ? p.next_d : p.next_f;
+  while (n > 0) {
+    if (next >= kUniformBlock) next = refill_uniforms<T>(p);
+    const uint64_t take = std::min<uint64_t>(n, kUniformBlock - next);
+    next += static_cast<uint32_t>(take);
+    n -= take;
+  }
+}
 // The uniforms v in (-1/2, 1/2) of the next four-lane operation of sample type T
 // (Simd4::sr_round), and the lane uncollapse tries first (the two lowest bits of lane 0's k).
 template <class T>

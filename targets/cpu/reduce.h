@@ -45,32 +45,57 @@ T scale_pow2(T v, long k) {
   return v * T(std::ldexp(1.0, static_cast<int>(k)));
 }
 
-// k with m * 2^k in [1, 2), for finite m > 0. Inputs are exact, so every comparison is exact.
+// k with m * 2^k in [1, 2), for finite m > 0, by exact scalings (no frexp, which a Faultable or a
+// Stoch has not): each one is an operation of T, counted in *steps. Inputs are exact, so every
+// comparison is exact.
 template <class T>
-long pow2_exponent(T m) {
+long pow2_exponent_by_steps(T m, uint64_t* steps) {
   constexpr int kStep = FormatOf<T>::value.emax / 2;
   const T big = T(std::ldexp(1.0, kStep)), small = T(std::ldexp(1.0, -kStep));
   long k = 0;
+  uint64_t n = 0;
   // Each loop ends within the format's exponent range; the bound only matters when the arithmetic
   // itself is faulty (a fault mutant flushing m to 0 must give a wrong answer, not a hang).
   constexpr int kMaxSteps = 4 * FormatOf<T>::value.emax;
-  for (int i = 0; m >= big && i < kMaxSteps; ++i) {
+  for (int i = 0; m >= big && i < kMaxSteps; ++i, ++n) {
     m = m * small;
     k -= kStep;
   }
-  for (int i = 0; m >= T(2) && i < kMaxSteps; ++i) {
+  for (int i = 0; m >= T(2) && i < kMaxSteps; ++i, ++n) {
     m = m * T(0.5);
     --k;
   }
-  for (int i = 0; m < small && i < kMaxSteps; ++i) {
+  for (int i = 0; m < small && i < kMaxSteps; ++i, ++n) {
     m = m * big;
     k += kStep;
   }
-  for (int i = 0; m < T(1) && i < kMaxSteps; ++i) {
+  for (int i = 0; m < T(1) && i < kMaxSteps; ++i, ++n) {
     m = m * T(2);
     ++k;
   }
+  *steps = n;
   return k;
+}
+template <class T>
+long pow2_exponent(T m) {
+  uint64_t steps;
+  return pow2_exponent_by_steps(m, &steps);
+}
+// Native double and float: the same k from the exponent.
+inline long pow2_exponent(double m) { return -static_cast<long>(std::ilogb(m)); }
+inline long pow2_exponent(float m) { return -static_cast<long>(std::ilogb(m)); }
+// Under CESTAC an exact m (every sample equal, as an input is) takes the same steps in the sample
+// type, and the random stream moves as those exact operations would have moved it: the same k
+// and the same draws for every later operation, without the up to ~500 scalings of Stoch.
+template <class T, int N, cestac::Rounding R>
+long pow2_exponent(const Stoch<T, N, R>& m) {
+  using S = Stoch<T, N, R>;
+  uint64_t steps;
+  if (m.exact() && std::isfinite(m.sample(0)) && m.sample(0) > 0) {
+    const long k = pow2_exponent_by_steps(static_cast<T>(m.sample(0)), &steps);
+    if (S::skip_exact_operations(steps)) return k;
+  }
+  return pow2_exponent_by_steps(m, &steps);
 }
 
 }  // namespace reduce_detail

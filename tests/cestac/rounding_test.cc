@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "stabfuzz/stoch.h"
+#include "targets/cpu/reduce.h"
 
 namespace stabfuzz {
 namespace {
@@ -121,6 +123,41 @@ TEST(Rounding, UpdownRoundingBitsAreRefilledOnTheSlowPath) {
   int counts[16] = {};
   for (int v : a) ++counts[v];
   for (int v : {3, 5, 6, 9, 10, 12}) EXPECT_GE(counts[v], 250);  // 1/8 or 1/4 of 3000 each
+}
+
+// pow2_exponent of an exact Stoch skips its exact scalings and advances the random stream as they
+// would (Stoch::skip_exact_operations): the same k as the scalings give, and the same samples from
+// 300 later inexact operations (three refills of the uniform pool) as after running the scalings,
+// in both rounding modes (up-or-down runs them).
+template <class S>
+std::vector<double> after_exponent(double m, bool skip, long* k) {
+  cestac::Config c;
+  c.rounding = S::kRounding;
+  cestac::Run run(7, 3, c);
+  uint64_t steps = 0;
+  *k = skip ? targets::reduce_detail::pow2_exponent(S(m))
+            : targets::reduce_detail::pow2_exponent_by_steps(S(m), &steps);
+  S x = S(1) / S(3);
+  for (int i = 0; i < 150; ++i) x = x * S(1.1) + S(0.1);
+  return {x.sample(0), x.sample(1), x.sample(2), x.sample(3)};
+}
+template <class S>
+void expect_skip_matches_scalings(std::initializer_list<double> ms) {
+  for (double m : ms) {
+    long k_skip, k_loop;
+    const auto skipped = after_exponent<S>(m, true, &k_skip);
+    const auto looped = after_exponent<S>(m, false, &k_loop);
+    EXPECT_EQ(k_skip, k_loop) << m;
+    EXPECT_EQ(k_skip, -std::ilogb(m)) << m;
+    EXPECT_EQ(skipped, looped) << m;
+  }
+}
+TEST(SkipExactOperations, Pow2ExponentLeavesTheRandomStreamAsTheScalingsWould) {
+  expect_skip_matches_scalings<D>(
+      {1.0, 0.75, 3.0, 12345.678, 1e-300, 1e300, 0x1p511, 0x1p-511, 4.9e-324, 1.7e308});
+  expect_skip_matches_scalings<F>({1.0, 0.75, 3.0, 12345.678f, 1e-30f, 1e30f, 1.4e-45f, 3.4e38f});
+  expect_skip_matches_scalings<UD>({1.0, 0.75, 1e300, 4.9e-324});
+  expect_skip_matches_scalings<UF>({1.0, 1e30f, 1.4e-45f});
 }
 
 }  // namespace

@@ -511,12 +511,12 @@ TEST(ElementwiseStable, GeluTanhIntermediatesStayFiniteUnderCestac) {
 }
 
 // The double-double path gives the MPFR path's correctly rounded outputs wherever it answers: on
-// every regime of the nine functions it serves, in every dtype, and at the ends of its ranges; one
+// every regime of the ten functions it serves, in every dtype, and at the ends of its ranges; one
 // output at a time and batched over rows (unary()); and it answers for most inputs.
 TEST(ElementwiseOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
-  constexpr Unary kFast[] = {Unary::exp,         Unary::log,      Unary::log1p,
-                             Unary::expm1,       Unary::tanh,     Unary::sigmoid,
-                             Unary::log_sigmoid, Unary::softplus, Unary::silu};
+  constexpr Unary kFast[] = {Unary::exp,  Unary::log,      Unary::log1p,       Unary::expm1,
+                             Unary::tanh, Unary::sigmoid,  Unary::log_sigmoid, Unary::softplus,
+                             Unary::silu, Unary::gelu_tanh};
   SeededEntropy e(7, 29);
   for (Unary fn : kFast) {
     const Family& fam = family(fn);
@@ -529,9 +529,9 @@ TEST(ElementwiseOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
       }
       // The ends of the fast path's ranges, and their neighbours.
       std::vector<double> ends;
-      for (double v : {-900.0, -800.0,    -745.5,   -709.0, -600.0,   -354.5, -19.0, -0.75,
-                       -0.5,   -0x1p-900, 0x1p-900, 0.5,    0.75,     1.0,    2.0,   19.0,
-                       354.5,  600.0,     709.0,    709.78, 709.7828, 710.0}) {
+      for (double v : {-900.0,    -800.0,   -745.5, -709.0, -600.0, -354.5, -19.0,    -0.75, -0.5,
+                       -0x1p-900, 0x1p-900, 0.5,    0.75,   1.0,    2.0,    19.0,     -22.0, -20.0,
+                       -10.0,     20.0,     354.5,  600.0,  709.0,  709.78, 709.7828, 710.0}) {
         for (double w : {std::nextafter(v, -kInf), v, std::nextafter(v, kInf)}) {
           const double t = round_to_format(dtype_format(d), w);
           if (!fam.validate(row_input(d, {t}))) ends.push_back(t);

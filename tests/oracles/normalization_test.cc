@@ -462,5 +462,35 @@ TEST(KlDivEntropyOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
   }
 }
 
+// The double-double path of bce_with_logits gives the MPFR path's outputs and conditions
+// wherever it answers, on every regime in every dtype and on hard rows (x = 0, targets 0 and 1
+// where a = max(x, 0) - x z is 0, |x| past 600 where e^-|x| is bounded or is the result, products
+// x z that are midpoints of f16 and bf16), and answers for most rows.
+TEST(BceOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
+  SeededEntropy e(3, 59);
+  int inputs = 0, fast = 0;
+  for (DType d : kAllDTypes) {
+    std::vector<Input> ins = regime_inputs("bce_with_logits", d, 200, e);
+    ASSERT_FALSE(ins.empty());
+    ins.push_back(rows2(d, {0.0, -0.0, 3.0, -3.0}, {0.5, 0.0, 1.0, 0.0}));
+    ins.push_back(rows2(d, {650.0, -650.0, 1000.0, 2.0}, {0.25, 0.75, 0.5, 0.5}));
+    ins.push_back(rows2(d, {1.5, -2.5, 0.375, 7.0}, {0.1, 0.9, 0.3, 1e-30}));
+    ins.push_back(rows2(d, {1.0 + 0x1p-7, -3.0, 20.0}, {0.5 + 0x1p-8, 0.125, 1 - 0x1p-10}));
+    // a = 0 past |x| = 600: l = e^-|x|, normal, subnormal and 0 in f64, 0 in the others.
+    const Input tails = rows2(d, {700.0, 740.0, -745.0, 1000.0, -650.0}, {1, 1, 0, 1, 0});
+    ASSERT_TRUE(oracle::detail::bce_with_logits_double_double(tails).has_value());
+    ins.push_back(tails);
+    for (const Input& in : ins) {
+      const auto dd = oracle::detail::bce_with_logits_double_double(in);
+      ++inputs;
+      if (!dd) continue;
+      ++fast;
+      expect_same_result(*dd, oracle::detail::bce_with_logits_mpfr(in),
+                         "bce_with_logits " + std::string(dtype_name(d)));
+    }
+  }
+  EXPECT_GT(fast, inputs * 4 / 5);
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -47,13 +47,30 @@ SF_HD constexpr double digit_scale(int n) {
   return n == 4 ? 0.35 : student_tau(n) / kSqrt[n < 16 ? n : 16];
 }
 
-// Digits of the mean from its moments: log10(|mean| / (kappa sigma)) clamped to [0, full].
+// Digits of the mean from its moments: log10(|mean| / (kappa sigma)) clamped to [0, full]. The
+// ratio is formed in W and its logarithm taken in double (the ratio is in double's range: the
+// samples are scaled near 1), as the device does: log10 of a long double is several times slower.
 template <class W>
 SF_HD double digits_from_moments(int n, W mean, W ss, double kappa, double full) {
   const W sigma = sqrt(fp::div(ss, static_cast<W>(n - 1)));
   const double c =
-      static_cast<double>(log10(fp::div(fabs(mean), fp::mul(static_cast<W>(kappa), sigma))));
+      log10(static_cast<double>(fp::div(fabs(mean), fp::mul(static_cast<W>(kappa), sigma))));
   return c < 0 ? 0.0 : (c > full ? full : c);
+}
+
+// -log10(2^-precision), the digits of a format of `precision` bits: from a table on the host (one
+// log10 per estimate was a tenth of its cost).
+SF_HD_INLINE double full_digits(int precision) {
+#if !defined(__CUDA_ARCH__)
+  static const struct Table {
+    double v[128];
+    Table() {
+      for (int p = 0; p < 128; ++p) v[p] = -log10(ldexp(1.0, -p));
+    }
+  } table;
+  if (precision >= 0 && precision < 128) return table.v[precision];
+#endif
+  return -log10(ldexp(1.0, -precision));
 }
 
 // Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)
@@ -125,7 +142,7 @@ SF_HD_INLINE bool computational_zero(const T* s) {
 template <int N, class T>
 SF_HD double digits(const T* s, int precision, double kappa) {
   using W = WideMoment;
-  double full = -log10(ldexp(1.0, -precision));
+  double full = full_digits(precision);
   bool any_nonfinite = false;
   for (int i = 0; i < N; ++i) any_nonfinite |= !isfinite(s[i]);
   if (any_nonfinite) return all_equal<N>(s) && !isnan(s[0]) ? full : 0.0;
@@ -143,7 +160,13 @@ SF_HD double digits(const T* s, int precision, double kappa) {
   if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
   if (computational_zero<N>(s)) return 0.0;
   W mean, ss;
-  centred_moments<N>(s, static_cast<W>(ldexp(W(1), -ilogb(m))), mean, ss);  // squares in range
+  // Squares in range: the samples scaled by 2^-ilogb(m), built from m's exponent bits where m is a
+  // normal double and 2^-ilogb(m) one too (no libm call).
+  const auto eb = static_cast<int>(to_bits(static_cast<double>(m)) >> 52);  // m > 0 here
+  const W scale = eb >= 1 && eb <= 2045
+                      ? static_cast<W>(from_bits<double>(static_cast<uint64_t>(2046 - eb) << 52))
+                      : static_cast<W>(ldexp(W(1), -ilogb(m)));
+  centred_moments<N>(s, scale, mean, ss);
   return digits_from_moments<W>(N, mean, ss, kappa, full);
 }
 

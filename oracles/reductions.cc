@@ -320,6 +320,41 @@ OracleResult logsumexp_mpfr(const Input& in) {
   });
 }
 
+// log1p(T) for a double-double T >= 0 (T.hi > 0) by one Newton step from y0 = log1p(T_hi) (libm;
+// its error is measured, not assumed): rho = (1 + T) e^(-y0) - 1 (e^(-y0) within 2^-90.5, the
+// product and sums within 2^-102: rho within 2^-90.3 absolute), accepted when |rho| <= 2^-40; L
+// = y0 + rho - rho^2 / 2, within 2^-90.3 (1 + 2^-40) + |rho|^3 / 3 + 2 x 3u^2 L < 2^-90.2 + 2^-103
+// L (beyond what T's own error makes of it). Nullopt when libm's guess is farther off.
+std::optional<dd::DD> log1p_newton(dd::DD t) {
+  using dd::DD;
+  const double y0 = std::log1p(t.hi);
+  const DD p = dd::mul(dd::add_accurate({1, 0}, t), dd::exp_dd({-y0, 0}));
+  const DD rho = dd::add_accurate(p, {-1, 0});
+  if (!(std::fabs(rho.hi) <= 0x1p-40)) return std::nullopt;
+  return dd::add_accurate(dd::add_accurate({y0, 0}, rho), {-rho.hi * rho.hi / 2, 0});
+}
+
+// The dtype's rounding of a double-double y known within `bound` (absolute), by its magnitude and
+// sign; through MPFR at 128 bits when the interval's ends are doubles that round apart; nullopt for
+// y = 0, a bound over 2^-60 |y| and undecided results.
+std::optional<double> round_signed(dd::DD y, double bound, DType dt) {
+  using dd::DD;
+  if (y.hi == 0) return std::nullopt;
+  const bool neg = y.hi < 0;
+  const DD a = neg ? DD{-y.hi, -y.lo} : y;
+  if (!(bound <= a.hi * 0x1p-60)) return std::nullopt;
+  std::optional<double> r = dd::round_double_double(a, bound, dt);
+  if (!r) {
+    Real v(128);
+    mpfr_set_d(v, a.hi, MPFR_RNDN);
+    mpfr_add_d(v, v, a.lo, MPFR_RNDN);  // within 2^-128
+    const long err_bits = std::ilogb(a.hi) - std::ilogb(bound) - 2;
+    r = round_decided(v, err_bits, dt);
+    if (!r) return std::nullopt;
+  }
+  return neg ? -*r : *r;
+}
+
 // y = m + L, L = log1p(T), T = sum of e^(x_j - m) over every j but one instance of the maximum.
 // - e_j by dd::exp_dd (relative error < 2^-90.5); T, an AccurateDWPlusDW sum of at most 4096
 //   positive terms, within 2^-90.5 + 4096 x 3u^2 < 2^-89.9 of it; then L errs by at most
@@ -362,13 +397,10 @@ std::optional<OracleResult> logsumexp_double_double(const Input& in) {
   DD y{m, 0};
   double bound = 0;
   if (t.hi != 0) {
-    const double y0 = std::log1p(t.hi);
-    const DD p = dd::mul(dd::add_accurate({1, 0}, t), dd::exp_dd({-y0, 0}));
-    const DD rho = dd::add_accurate(p, {-1, 0});
-    if (!(std::fabs(rho.hi) <= 0x1p-40)) return std::nullopt;
-    const DD l = dd::add_accurate(dd::add_accurate({y0, 0}, rho), {-rho.hi * rho.hi / 2, 0});
-    y = dd::add_accurate({m, 0}, l);
-    bound = 0x1p-89 * (1 + std::fabs(l.hi)) + 0x1p-100 * std::fabs(y.hi);
+    const auto l = log1p_newton(t);
+    if (!l) return std::nullopt;
+    y = dd::add_accurate({m, 0}, *l);
+    bound = 0x1p-89 * (1 + std::fabs(l->hi)) + 0x1p-100 * std::fabs(y.hi);
   }
   OracleResult res;
   res.exact.resize(1);
@@ -379,20 +411,9 @@ std::optional<OracleResult> logsumexp_double_double(const Input& in) {
     res.cond[0] = m == 0 ? 0 : 1;
     return res;
   }
-  if (y.hi == 0) return std::nullopt;
-  const bool neg = y.hi < 0;
-  const DD a = neg ? DD{-y.hi, -y.lo} : y;
-  if (!(bound <= a.hi * 0x1p-60)) return std::nullopt;
-  std::optional<double> r = dd::round_double_double(a, bound, in.dtype);
-  if (!r) {
-    Real v(128);
-    mpfr_set_d(v, a.hi, MPFR_RNDN);
-    mpfr_add_d(v, v, a.lo, MPFR_RNDN);  // within 2^-128
-    const long err_bits = std::ilogb(a.hi) - std::ilogb(bound) - 2;
-    r = round_decided(v, err_bits, in.dtype);
-    if (!r) return std::nullopt;
-  }
-  res.exact[0] = neg ? -*r : *r;
+  const auto r = round_signed(y, bound, in.dtype);
+  if (!r) return std::nullopt;
+  res.exact[0] = *r;
   // cond = sum_j e^(x_j - m) |x_j| / ((1 + T) |y|)
   res.cond[0] = static_cast<double>(b_l / (s_l * std::fabs(static_cast<long double>(y.hi))));
   return res;
@@ -405,7 +426,81 @@ OracleResult logsumexp(const Input& in) {
   return detail::logsumexp_mpfr(in);
 }
 
-OracleResult logcumsumexp(const Input& in) {
+namespace detail {
+
+// The prefixes' y_k = m_k + log1p(T_k) by the scan LseScan runs, in double-double: m_k the running
+// maximum, T_k the sum of e^(x_j - m_k) over the prefix but one instance of m_k. A new maximum
+// rescales T to (T + 1) e^(m_old - m_new), any other element adds e^(x_j - m_k) (differences
+// exact, exp_dd within 2^-90.5). T's relative error e is tracked along the scan: a term raises it
+// to max(e, 2^-90.5) + 3u^2 (AccurateDWPlusDW of positive terms), a rescale to e + 2^-90.5 + 7u^2.
+// L_k = log1p_newton(T_k) errs by e T / (1 + T) <= e L plus 2^-90.2 + 2^-103 L, and y_k = m_k +
+// L_k (AccurateDWPlusDW) 3u^2 |y_k| more; the bound handed to the rounding is 1.01 times that.
+// Nullopt for NaN, rows over 4096 values, a term or a rescaling factor below e^-600, and any
+// undecided output (y_k near 0 by cancellation, or near a rounding boundary).
+std::optional<OracleResult> logcumsumexp_double_double(const Input& in) {
+  using dd::DD;
+  constexpr double u2 = 0x1p-106, kExp = 0x1.6a09e667f3bcdp-91;  // 2^-90.5 (rounded up)
+  const auto& x = in.args.at(0).values;
+  if (x.size() > 4096) return std::nullopt;
+  OracleResult r;
+  r.exact.resize(x.size());
+  r.cond.resize(x.size());
+  r.decidable = true;
+  r.precision_bits = 106;
+  double m = -INFINITY, rel = 0;
+  DD t{0, 0};
+  long double b = 0;  // sum of e^(x_j - m) |x_j| over the prefix, for the condition number
+  bool pos_inf = false;
+  for (size_t k = 0; k < x.size(); ++k) {
+    const double v = x[k];
+    if (std::isnan(v)) return std::nullopt;
+    if (v == INFINITY) pos_inf = true;
+    if (!pos_inf && v != -INFINITY) {
+      if (m == -INFINITY) {
+        m = v;
+        b = std::fabs(static_cast<long double>(v));
+      } else if (v > m) {
+        const DD d = dd::two_sum(m, -v);  // exact
+        if (!(d.hi >= dd::kMinExpArg)) return std::nullopt;
+        const DD e = dd::exp_dd(d);
+        t = dd::mul(dd::add_accurate(t, {1, 0}), e);
+        rel += kExp + 7 * u2;
+        b = b * (static_cast<long double>(e.hi) + e.lo) + std::fabs(static_cast<long double>(v));
+        m = v;
+      } else {
+        const DD d = dd::two_sum(v, -m);
+        if (!(d.hi >= dd::kMinExpArg)) return std::nullopt;
+        const DD e = dd::exp_dd(d);
+        t = dd::add_accurate(t, e);
+        rel = std::fmax(rel, kExp) + 3 * u2;
+        b += (static_cast<long double>(e.hi) + e.lo) * std::fabs(static_cast<long double>(v));
+      }
+    }
+    if (pos_inf || m == -INFINITY) {  // exact infinities, condition 0
+      r.exact[k] = pos_inf ? INFINITY : -INFINITY;
+      r.cond[k] = 0;
+      continue;
+    }
+    if (t.hi == 0) {  // the maximum alone: y = m exactly (condition 1; 0 for y = 0)
+      r.exact[k] = m == 0 ? 0.0 : m;
+      r.cond[k] = m == 0 ? 0 : 1;
+      continue;
+    }
+    const auto l = log1p_newton(t);
+    if (!l) return std::nullopt;
+    const DD y = dd::add_accurate({m, 0}, *l);
+    const double bound =  // 0x1.bep-91 >= 2^-90.2
+        1.01 * (rel * l->hi + 0x1.bep-91 + 0x1p-103 * l->hi + 3 * u2 * std::fabs(y.hi));
+    const auto v_k = round_signed(y, bound, in.dtype);
+    if (!v_k) return std::nullopt;
+    r.exact[k] = *v_k;
+    const long double s = 1 + (static_cast<long double>(t.hi) + t.lo);
+    r.cond[k] = static_cast<double>(b / (s * std::fabs(static_cast<long double>(y.hi) + y.lo)));
+  }
+  return r;
+}
+
+OracleResult logcumsumexp_mpfr(const Input& in) {
   const auto& x = in.args.at(0).values;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     LseScan scan(p, in.dtype);
@@ -417,6 +512,13 @@ OracleResult logcumsumexp(const Input& in) {
     }
     return true;
   });
+}
+
+}  // namespace detail
+
+OracleResult logcumsumexp(const Input& in) {
+  if (auto r = detail::logcumsumexp_double_double(in)) return std::move(*r);
+  return detail::logcumsumexp_mpfr(in);
 }
 
 namespace {

@@ -43,6 +43,12 @@ OracleResult logsumexp_mpfr(const Input& in);
 
 // y_k = logsumexp of the prefix x_0..x_k, each with the logsumexp condition number of its prefix.
 OracleResult logcumsumexp(const Input& in);
+namespace detail {
+// The two ways logcumsumexp() evaluates a row (exposed for tests): double-double with a proven
+// bound (nullopt when the row is out of its range or an output undecided), and MPFR's scan.
+std::optional<OracleResult> logcumsumexp_double_double(const Input& in);
+OracleResult logcumsumexp_mpfr(const Input& in);
+}  // namespace detail
 
 // y_i = log(e^(a_i) + e^(b_i)) for two rows of equal length; cond_i = (w_a |a_i| + w_b |b_i|) /
 // |y_i| with w the softmax weights of (a_i, b_i).

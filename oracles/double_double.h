@@ -349,4 +349,25 @@ inline std::optional<double> round_f64_scaled(DD q, double delta) {
   return std::ldexp(frac > 0.5 ? n0 + 1 : n0, -1074);
 }
 
+// The dtype's rounding of a double-double y known within `bound` (absolute), by its magnitude and
+// sign; through MPFR at 128 bits when the interval's ends are doubles that round apart; nullopt for
+// y = 0, a bound over 2^-60 |y| and undecided results.
+inline std::optional<double> round_signed(DD y, double bound, DType dt) {
+  if (y.hi == 0) return std::nullopt;
+  const bool neg = y.hi < 0;
+  const DD a = neg ? DD{-y.hi, -y.lo} : y;
+  if (!(bound <= a.hi * 0x1p-60)) return std::nullopt;
+  std::optional<double> r = round_double_double(a, bound, dt);
+  if (!r) {
+    if (bound == 0) return std::nullopt;  // an exact tie: left to the caller's MPFR path
+    Real v(128);
+    mpfr_set_d(v, a.hi, MPFR_RNDN);
+    mpfr_add_d(v, v, a.lo, MPFR_RNDN);  // within 2^-128
+    const long err_bits = std::ilogb(a.hi) - std::ilogb(bound) - 2;
+    r = round_decided(v, err_bits, dt);
+    if (!r) return std::nullopt;
+  }
+  return neg ? -*r : *r;
+}
+
 }  // namespace stabfuzz::oracle::dd

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "oracles/double_double.h"
 #include "oracles/mpfr_util.h"
 
 namespace stabfuzz::oracle {
@@ -353,7 +354,162 @@ int bias_correction(Real& out, double beta, double t, mpfr_prec_t p) {
          mpfr_ui_sub(out, 1, out, MPFR_RNDN);
 }
 
+// Adam's step quantities (long double) of one element, for its condition number.
+struct AdamTerms {
+  long double u, pp, den, vp, sq, bc1;  // U, p' = p - U, D, v', sqrt(v^), 1 - b1^t
+};
+// cond_i (the formula above adam()) from the element's inputs and step quantities.
+double adam_cond(const params::AdamParams& prm, double p, double g, double m, double v,
+                 const AdamTerms& t) {
+  const long double lr = prm.lr, b1 = prm.beta1, b2 = prm.beta2, gl = g;
+  const long double k1 = lr / (t.bc1 * t.den), w = t.u * t.sq / (2 * t.den);
+  const long double rv = t.vp > 0 ? b2 * v / t.vp : 0,
+                    rg = t.vp > 0 ? 2 * (1 - b2) * gl * gl / t.vp : 0;
+  const long double num = std::fabs(static_cast<long double>(p)) + std::fabs(k1 * b1 * m) +
+                          std::fabs(w * rv) + std::fabs(k1 * (1 - b1) * gl - w * rg);
+  return t.pp != 0 ? static_cast<double>(num / std::fabs(t.pp)) : (num > 0 ? INFINITY : 0.0);
+}
+
+// b^t for an integer t >= 1 and b in (0, 1), by squaring in double-double, with a bound on its
+// relative error in *rel: b^1 and b^2 are exact; each further DWTimesDW3 adds 4u^2 to the
+// operands' errors. A power below 2^-900 (whose low word may be subnormal) is returned as 0 with
+// *abs = 2^-900, its absolute error.
+dd::DD pow_dd(double b, double t, double* rel, double* abs) {
+  constexpr double u2 = 0x1p-106;
+  *rel = 0;
+  *abs = 0;
+  dd::DD result{1, 0}, base{b, 0};
+  double rr = 0, rb = 0;
+  bool first = true;
+  for (auto k = static_cast<uint64_t>(t); k > 0; k >>= 1) {
+    if (k & 1) {
+      if (first) {
+        result = base;
+        rr = rb;
+      } else {
+        result = dd::mul(result, base);
+        rr += rb + 4 * u2;
+      }
+      first = false;
+      if (result.hi < 0x1p-900) {
+        *abs = 0x1p-900;
+        return {0, 0};
+      }
+    }
+    if (k > 1) {
+      const bool exact = base.lo == 0 && rb == 0;  // the square of a double is exact
+      base = exact ? dd::two_prod(base.hi, base.hi) : dd::mul(base, base);
+      rb = exact ? 0 : 2 * rb + 4 * u2;
+      if (base.hi < 0x1p-900) {  // every later factor is below it too
+        *abs = 0x1p-900;
+        return {0, 0};
+      }
+    }
+  }
+  *rel = rr;
+  return result;
+}
+
+// 1 - b^t in double-double and its relative error bound (b = 0: 1 exactly).
+dd::DD bias_correction_dd(double b, double t, double* rel) {
+  constexpr double u2 = 0x1p-106;
+  if (b == 0) {
+    *rel = 0;
+    return {1, 0};
+  }
+  double rp, ap;
+  const dd::DD p = pow_dd(b, t, &rp, &ap);
+  const dd::DD c = dd::add_accurate({1, 0}, {-p.hi, -p.lo});
+  *rel = (p.hi * rp + ap) / c.hi * 1.0001 + 3 * u2;
+  return c;
+}
+
 }  // namespace
+
+namespace detail {
+
+// The Adam step below in double-double with absolute error bounds carried along: m' and v' as
+// sums of exact products (b g^2 by DWTimesFP3, 2u^2) with AccurateDWPlusDW, within 7u^2 of the sum
+// of their terms' magnitudes; the bias corrections by pow_dd; v^ = v' / bc2 (DWDivDW2, 16u^2),
+// sqrt (sqrt_dd, half the error plus 3u^2), + eps (two nonnegative terms), U = lr m' / (bc1 D)
+// (two products and a quotient, 22u^2 with the errors of m', bc1 and D), p' = p - U within |U|
+// times U's relative error plus 3u^2 |p'|; 1.01 times that goes to the rounding. Nullopt for
+// non-finite values, products that may underflow, a step that is not an integer in [1, 2^40],
+// v^ in (0, 2^-900), D = 0 and any undecided output.
+std::optional<OracleResult> adam_double_double(const Input& in) {
+  using dd::DD;
+  constexpr double u2 = 0x1p-106;
+  const auto& P = in.args.at(0).values;
+  const auto& G = in.args.at(1).values;
+  const auto& M = in.args.at(2).values;
+  const auto& V = in.args.at(3).values;
+  const params::AdamParams prm = params::adam_params(in);
+  if (!(prm.step >= 1 && prm.step <= 0x1p40 && prm.step == std::floor(prm.step)))
+    return std::nullopt;
+  if (!(prm.beta1 >= 0 && prm.beta1 < 1 && prm.beta2 >= 0 && prm.beta2 < 1 && prm.eps >= 0 &&
+        std::isfinite(prm.lr)))
+    return std::nullopt;
+  double rbc1, rbc2;
+  const DD bc1 = bias_correction_dd(prm.beta1, prm.step, &rbc1);
+  const DD bc2 = bias_correction_dd(prm.beta2, prm.step, &rbc2);
+  const long double bc1l = static_cast<long double>(bc1.hi) + bc1.lo;
+  const auto small = [](DD x) { return x.hi != 0 && std::fabs(x.hi) < 0x1p-960; };
+  OracleResult r;
+  r.exact.resize(P.size());
+  r.cond.resize(P.size());
+  r.decidable = true;
+  r.precision_bits = 106;
+  for (size_t i = 0; i < P.size(); ++i) {
+    const double p = P[i], g = G[i], m = M[i], v = V[i];
+    if (!std::isfinite(p) || !std::isfinite(g) || !std::isfinite(m) || !std::isfinite(v))
+      return std::nullopt;
+    const DD a1 = dd::two_prod(prm.beta1, m), c1 = dd::two_prod(-prm.beta1, g);
+    const DD a2 = dd::two_prod(prm.beta2, v), g2 = dd::two_prod(g, g);
+    if (small(a1) || small(c1) || small(a2) || small(g2)) return std::nullopt;
+    const DD c2 = dd::mul(g2, -prm.beta2);
+    const DD mp = dd::add_accurate(dd::add_accurate(a1, {g, 0}), c1);
+    const double err_m = 7 * u2 * (std::fabs(a1.hi) + std::fabs(g) + std::fabs(c1.hi));
+    const DD vp = dd::add_accurate(dd::add_accurate(a2, g2), c2);
+    const double err_v =
+        2 * u2 * std::fabs(c2.hi) + 7 * u2 * (std::fabs(a2.hi) + g2.hi + std::fabs(c2.hi));
+    if (mp.hi == 0 || prm.lr == 0) {  // U = 0 exactly when m' is (the bound must then be 0)
+      if (mp.hi == 0 && err_m != 0 && prm.lr != 0) return std::nullopt;
+      r.exact[i] = p;
+    }
+    DD sq{0, 0};
+    double rel_sq = 0;
+    if (vp.hi != 0) {
+      if (!(vp.hi > 0) || err_v >= vp.hi * 0x1p-60) return std::nullopt;
+      const DD q = dd::div(vp, bc2);
+      if (!(q.hi >= 0x1p-900)) return std::nullopt;
+      sq = dd::sqrt_dd(q);
+      rel_sq = (err_v / vp.hi + rbc2 + 16 * u2) / 2 * 1.0001 + 3 * u2;
+    } else if (err_v != 0) {
+      return std::nullopt;
+    }
+    const DD den = dd::add_accurate(sq, {prm.eps, 0});
+    if (!(den.hi > 0)) return std::nullopt;
+    const double rel_den = rel_sq + 3 * u2;
+    DD u{0, 0}, pp{p, 0};
+    if (mp.hi != 0 && prm.lr != 0) {
+      u = dd::div(dd::mul(mp, prm.lr), dd::mul(bc1, den));
+      const double rel_u = (err_m / std::fabs(mp.hi) + rbc1 + rel_den) * 1.0001 + 22 * u2;
+      pp = dd::add_accurate({p, 0}, {-u.hi, -u.lo});
+      const double bound = 1.01 * (std::fabs(u.hi) * rel_u + 3 * u2 * std::fabs(pp.hi));
+      const auto y = dd::round_signed(pp, bound, in.dtype);
+      if (!y) return std::nullopt;
+      r.exact[i] = *y;
+    }
+    // The condition number as the MPFR path forms it, from the same quantities in long double.
+    const auto ld = [](DD x) { return static_cast<long double>(x.hi) + x.lo; };
+    r.cond[i] = adam_cond(
+        prm, p, g, m, v,
+        {ld(u), u.hi == 0 ? static_cast<long double>(p) : ld(pp), ld(den), ld(vp), ld(sq), bc1l});
+  }
+  return r;
+}
+
+}  // namespace detail
 
 // p' = p - lr m^ / (sqrt(v^) + eps), m^ = m' / (1 - b1^t), v^ = v' / (1 - b2^t), m' = b1 m +
 // (1 - b1) g, v' = b2 v + (1 - b2) g^2, with the parameters as the dtype holds them.
@@ -367,12 +523,18 @@ int bias_correction(Real& out, double beta, double t, mpfr_prec_t p) {
 // times v'), dm' = b1 m e_m + (1 - b1) g e_g, dv'/v' = r_v e_v + r_g e_g, r_v = b2 v / v',
 // r_g = 2 (1 - b2) g^2 / v' (the v terms vanish where v' = 0: then v = g = 0).
 OracleResult adam(const Input& in) {
+  if (auto r = detail::adam_double_double(in)) return std::move(*r);
+  return detail::adam_mpfr(in);
+}
+
+namespace detail {
+
+OracleResult adam_mpfr(const Input& in) {
   const auto& P = in.args.at(0).values;
   const auto& G = in.args.at(1).values;
   const auto& M = in.args.at(2).values;
   const auto& V = in.args.at(3).values;
   const params::AdamParams prm = params::adam_params(in);
-  const long double lr = prm.lr, b1 = prm.beta1, b2 = prm.beta2;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     Real bc1(2), bc2(2);
     const int bc_inexact =
@@ -417,19 +579,15 @@ OracleResult adam(const Input& in) {
         if (!y) return false;
         r.exact[i] = *y;
       }
-      const long double dl = mpfr_get_ld(den, MPFR_RNDN), vpl = mpfr_get_ld(vp, MPFR_RNDN);
-      const long double k1 = lr / (bc1l * dl), w = ul * mpfr_get_ld(sq, MPFR_RNDN) / (2 * dl);
-      const long double g = G[i];
-      const long double rv = vpl > 0 ? b2 * V[i] / vpl : 0,
-                        rg = vpl > 0 ? 2 * (1 - b2) * g * g / vpl : 0;
-      const long double num = std::fabs(static_cast<long double>(P[i])) +
-                              std::fabs(k1 * b1 * M[i]) + std::fabs(w * rv) +
-                              std::fabs(k1 * (1 - b1) * g - w * rg);
-      r.cond[i] = ppl != 0 ? static_cast<double>(num / std::fabs(ppl)) : (num > 0 ? INFINITY : 0.0);
+      r.cond[i] = adam_cond(prm, P[i], G[i], M[i], V[i],
+                            {ul, ppl, mpfr_get_ld(den, MPFR_RNDN), mpfr_get_ld(vp, MPFR_RNDN),
+                             mpfr_get_ld(sq, MPFR_RNDN), bc1l});
     }
     return true;
   });
 }
+
+}  // namespace detail
 
 // ---- validation
 // ----------------------------------------------------------------------------------

@@ -57,7 +57,13 @@ OracleResult cosine_similarity(const Input& in);
 OracleResult pairwise_distance(const Input& in);
 
 // One Adam step (PyTorch's formula), output p'. cond_i from the derivative of p' w.r.t. p, g, m,
-// v; see oracles/linalg_b.cc.
+// v; see oracles/linalg.cc.
 OracleResult adam(const Input& in);
+namespace detail {
+// The two ways adam() evaluates (exposed for tests): double-double with error bounds carried
+// along (nullopt when out of range or an output undecided), and MPFR with Ziv's ladder.
+std::optional<OracleResult> adam_double_double(const Input& in);
+OracleResult adam_mpfr(const Input& in);
+}  // namespace detail
 
 }  // namespace stabfuzz::oracle

@@ -334,27 +334,6 @@ std::optional<dd::DD> log1p_newton(dd::DD t) {
   return dd::add_accurate(dd::add_accurate({y0, 0}, rho), {-rho.hi * rho.hi / 2, 0});
 }
 
-// The dtype's rounding of a double-double y known within `bound` (absolute), by its magnitude and
-// sign; through MPFR at 128 bits when the interval's ends are doubles that round apart; nullopt for
-// y = 0, a bound over 2^-60 |y| and undecided results.
-std::optional<double> round_signed(dd::DD y, double bound, DType dt) {
-  using dd::DD;
-  if (y.hi == 0) return std::nullopt;
-  const bool neg = y.hi < 0;
-  const DD a = neg ? DD{-y.hi, -y.lo} : y;
-  if (!(bound <= a.hi * 0x1p-60)) return std::nullopt;
-  std::optional<double> r = dd::round_double_double(a, bound, dt);
-  if (!r) {
-    Real v(128);
-    mpfr_set_d(v, a.hi, MPFR_RNDN);
-    mpfr_add_d(v, v, a.lo, MPFR_RNDN);  // within 2^-128
-    const long err_bits = std::ilogb(a.hi) - std::ilogb(bound) - 2;
-    r = round_decided(v, err_bits, dt);
-    if (!r) return std::nullopt;
-  }
-  return neg ? -*r : *r;
-}
-
 // y = m + L, L = log1p(T), T = sum of e^(x_j - m) over every j but one instance of the maximum.
 // - e_j by dd::exp_dd (relative error < 2^-90.5); T, an AccurateDWPlusDW sum of at most 4096
 //   positive terms, within 2^-90.5 + 4096 x 3u^2 < 2^-89.9 of it; then L errs by at most
@@ -411,7 +390,7 @@ std::optional<OracleResult> logsumexp_double_double(const Input& in) {
     res.cond[0] = m == 0 ? 0 : 1;
     return res;
   }
-  const auto r = round_signed(y, bound, in.dtype);
+  const auto r = dd::round_signed(y, bound, in.dtype);
   if (!r) return std::nullopt;
   res.exact[0] = *r;
   // cond = sum_j e^(x_j - m) |x_j| / ((1 + T) |y|)
@@ -491,7 +470,7 @@ std::optional<OracleResult> logcumsumexp_double_double(const Input& in) {
     const DD y = dd::add_accurate({m, 0}, *l);
     const double bound =  // 0x1.bep-91 >= 2^-90.2
         1.01 * (rel * l->hi + 0x1.bep-91 + 0x1p-103 * l->hi + 3 * u2 * std::fabs(y.hi));
-    const auto v_k = round_signed(y, bound, in.dtype);
+    const auto v_k = dd::round_signed(y, bound, in.dtype);
     if (!v_k) return std::nullopt;
     r.exact[k] = *v_k;
     const long double s = 1 + (static_cast<long double>(t.hi) + t.lo);

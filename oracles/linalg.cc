@@ -215,32 +215,172 @@ bool attention_attempt(const Input& in, const AttentionShape& sh,
   return true;
 }
 
-}  // namespace
-
-OracleResult attention(const Input& in) {
+AttentionShape attention_shape(const Input& in) {
   AttentionShape sh;
   sh.s = static_cast<size_t>(in.args.at(0).shape.at(0));
   sh.d = static_cast<size_t>(in.args.at(0).shape.at(1));
   sh.t = static_cast<size_t>(in.args.at(1).shape.at(0));
   sh.dv = static_cast<size_t>(in.args.at(2).shape.at(1));
   sh.prm = params::attention_params(in, static_cast<double>(sh.d));
-  // A_il = |scale| sum_c |Q_ic K_lc| bounds |S_il|: it sizes the score precision and enters cond.
+  return sh;
+}
+
+// A_il = |scale| sum_c |Q_ic K_lc| bounds |S_il|: it sizes the score precision and enters cond.
+std::vector<long double> attention_amp(const Input& in, const AttentionShape& sh,
+                                       long double* amax) {
   const auto& Q = in.args[0].values;
   const auto& K = in.args[1].values;
   std::vector<long double> amp(sh.s * sh.t, 0.0L);
-  long double amax = 0;
+  *amax = 0;
   for (size_t i = 0; i < sh.s; ++i)
     for (size_t l = 0; l < sh.keys(i); ++l) {
       long double a = 0;
       for (size_t c = 0; c < sh.d; ++c)
         a += std::fabs(static_cast<long double>(Q[i * sh.d + c]) * K[l * sh.d + c]);
       amp[i * sh.t + l] = a * std::fabs(sh.prm.scale);
-      amax = std::max(amax, amp[i * sh.t + l]);
+      *amax = std::max(*amax, amp[i * sh.t + l]);
     }
+  return amp;
+}
+
+}  // namespace
+
+namespace detail {
+
+// The attention_attempt steps in double-double with absolute error bounds carried along:
+// - S_l = scale (Q_i . K_l): exact products (two_prod; nullopt where one may underflow) summed by
+//   AccurateDWPlusDW, within 3u^2 times the sum of the partial sums' magnitudes, then times scale
+//   (DWTimesFP3, 2u^2);
+// - x_l = S_l - c with c the largest computed score, a constant (softmax does not depend on the
+//   shift): S_l's error plus 3u^2 |x_l|, which moves e_l = exp_dd(x_l) by as much relatively,
+//   beyond exp_dd's 2^-90.5; x_l below -600 gives e_l = 0 within 2^-865;
+// - Z = sum e_l, positive terms: the largest term error plus 3u^2 per addition; N = sum e_l V_lj
+//   (DWTimesFP3 products): sum |e_l V_lj| times (e_l's error + 2u^2), plus 3u^2 per partial sum;
+// - O = N / Z (DWDivDW2, 16u^2): relative error N's + Z's + 16u^2; 1.01 times |O| that goes to the
+//   rounding.
+// Nullopt for non-finite inputs, rows over 4096 keys, O = 0 from a column that is not all zeros,
+// and any undecided output.
+std::optional<OracleResult> attention_double_double(const Input& in) {
+  using dd::DD;
+  constexpr double u2 = 0x1p-106, kExp = 0x1.6a09e667f3bcdp-91;  // 2^-90.5 rounded up
+  const AttentionShape sh = attention_shape(in);
+  const auto& Q = in.args[0].values;
+  const auto& K = in.args[1].values;
+  const auto& V = in.args[2].values;
+  if (sh.t > 4096 || !std::isfinite(sh.prm.scale)) return std::nullopt;
+  for (const auto* a : {&Q, &K, &V})
+    for (double v : *a)
+      if (!std::isfinite(v)) return std::nullopt;
+  long double amax;
+  const std::vector<long double> amp = attention_amp(in, sh, &amax);
+  OracleResult r;
+  r.exact.assign(sh.s * sh.dv, 0.0);
+  r.cond.assign(sh.s * sh.dv, 0.0);
+  r.decidable = true;
+  r.precision_bits = 106;
+  std::vector<DD> sc(sh.t), x(sh.t), e(sh.t);
+  std::vector<double> err_s(sh.t), rel_e(sh.t);
+  for (size_t i = 0; i < sh.s; ++i) {
+    const size_t tl = sh.keys(i);
+    for (size_t l = 0; l < tl; ++l) {
+      DD dot{0, 0};
+      double partials = 0;
+      for (size_t c = 0; c < sh.d; ++c) {
+        const DD pr = dd::two_prod(Q[i * sh.d + c], K[l * sh.d + c]);
+        if (pr.hi != 0 && std::fabs(pr.hi) < 0x1p-960) return std::nullopt;
+        dot = dd::add_accurate(dot, pr);
+        partials += std::fabs(dot.hi);
+      }
+      sc[l] = dd::mul(dot, sh.prm.scale);
+      err_s[l] = std::fabs(sh.prm.scale) * 3.01 * u2 * partials + 2.01 * u2 * std::fabs(sc[l].hi);
+    }
+    DD c = sc[0];
+    for (size_t l = 1; l < tl; ++l)
+      if (sc[l].hi > c.hi || (sc[l].hi == c.hi && sc[l].lo > c.lo)) c = sc[l];
+    for (size_t l = 0; l < tl; ++l) {
+      x[l] = dd::add_accurate(sc[l], {-c.hi, -c.lo});
+      const double ex = err_s[l] + 3.01 * u2 * std::fabs(x[l].hi);
+      rel_e[l] = x[l].hi >= dd::kMinExpArg ? kExp + ex * 1.01 : -1;  // -1: e_l = 0 within 2^-865
+    }
+    for (size_t l = 0; l < tl; ++l) e[l] = DD{0, 0};
+    {
+      std::vector<DD> in_args, out(tl);
+      std::vector<size_t> at;
+      for (size_t l = 0; l < tl; ++l)
+        if (rel_e[l] >= 0) {
+          in_args.push_back(x[l]);
+          at.push_back(l);
+        }
+      dd::exp_dd_many(in_args.data(), out.data(), in_args.size());
+      for (size_t k = 0; k < at.size(); ++k) e[at[k]] = out[k];
+    }
+    DD z{0, 0};
+    double rel_z = 0, tiny_z = 0;
+    for (size_t l = 0; l < tl; ++l) {
+      if (rel_e[l] < 0) {
+        tiny_z += 0x1p-865;
+        continue;
+      }
+      z = dd::add_accurate(z, e[l]);
+      rel_z = std::fmax(rel_z, rel_e[l]) + 3.01 * u2;
+    }
+    rel_z += tiny_z / z.hi;  // z >= 1: the largest score's term is e^0
+    const long double zl = static_cast<long double>(z.hi) + z.lo;
+    for (size_t j = 0; j < sh.dv; ++j) {
+      DD num{0, 0};
+      double err_n = 0, partials = 0;
+      bool column_zero = true;
+      for (size_t l = 0; l < tl; ++l) {
+        const double v = V[l * sh.dv + j];
+        column_zero &= v == 0;
+        if (rel_e[l] < 0) {
+          err_n += std::fabs(v) * 0x1p-865;
+          continue;
+        }
+        const DD w = dd::mul(e[l], v);
+        if (w.hi != 0 && std::fabs(w.hi) < 0x1p-960) return std::nullopt;
+        err_n += std::fabs(w.hi) * (rel_e[l] + 2.01 * u2);
+        num = dd::add_accurate(num, w);
+        partials += std::fabs(num.hi);
+      }
+      err_n += 3.01 * u2 * partials;
+      const size_t out = i * sh.dv + j;
+      if (column_zero) continue;  // O = 0 exactly, condition 0
+      if (num.hi == 0) return std::nullopt;
+      const DD o = dd::div(num, z);
+      const double rel_o = err_n / std::fabs(num.hi) * 1.0001 + rel_z + 16.01 * u2;
+      const auto y = dd::round_signed(o, 1.01 * rel_o * std::fabs(o.hi), in.dtype);
+      if (!y) return std::nullopt;
+      r.exact[out] = *y;
+      // cond_ij = (sum_l P |V_lj| + 2 sum_l P A_il |V_lj - O_ij|) / |O_ij|, P = e_l / Z.
+      const long double ol = static_cast<long double>(o.hi) + o.lo;
+      long double cnd = 0;
+      for (size_t l = 0; l < tl; ++l) {
+        const long double pl = (static_cast<long double>(e[l].hi) + e[l].lo) / zl;
+        const long double v = V[l * sh.dv + j];
+        cnd += pl * (std::fabs(v) + 2 * amp[i * sh.t + l] * std::fabs(v - ol));
+      }
+      r.cond[out] = static_cast<double>(cnd / std::fabs(ol));
+    }
+  }
+  return r;
+}
+
+OracleResult attention_mpfr(const Input& in) {
+  const AttentionShape sh = attention_shape(in);
+  long double amax;
+  const std::vector<long double> amp = attention_amp(in, sh, &amax);
   const long exp_bound = amax >= 1 ? std::ilogb(amax) + 2 : 0;
   return ziv([&](mpfr_prec_t p, OracleResult& r) {
     return attention_attempt(in, sh, amp, exp_bound, p, r);
   });
+}
+
+}  // namespace detail
+
+OracleResult attention(const Input& in) {
+  if (auto r = detail::attention_double_double(in)) return std::move(*r);
+  return detail::attention_mpfr(in);
 }
 
 // Error budget at working precision p (2^-p units): a.b, |a|^2 and |b|^2 are correctly rounded

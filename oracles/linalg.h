@@ -60,6 +60,9 @@ OracleResult pairwise_distance(const Input& in);
 // v; see oracles/linalg.cc.
 OracleResult adam(const Input& in);
 namespace detail {
+// The two ways attention() evaluates (exposed for tests), as for adam below.
+std::optional<OracleResult> attention_double_double(const Input& in);
+OracleResult attention_mpfr(const Input& in);
 // The two ways adam() evaluates (exposed for tests): double-double with error bounds carried
 // along (nullopt when out of range or an output undecided), and MPFR with Ziv's ladder.
 std::optional<OracleResult> adam_double_double(const Input& in);

@@ -138,6 +138,106 @@ std::optional<Approx> gelu_tanh_dd(double x, DType dt, P& pr) {
   if (dt != DType::f64 || z.hi < -800) return std::nullopt;
   return relative(dd::mul(dd::exp_scaled_1074(z, pr), x), kSubnormalShift);
 }
+// 2 / sqrt(pi) and 1 / sqrt(2) as double-doubles from MPFR (within u^2 each).
+struct ErfConstants {
+  DD two_over_sqrt_pi, inv_sqrt2;
+  ErfConstants() {
+    Real v(320), h(320);
+    const auto split = [&](DD& d) {
+      d.hi = mpfr_get_d(v, kN);
+      mpfr_sub_d(h, v, d.hi, kN);
+      d.lo = mpfr_get_d(h, kN);
+    };
+    mpfr_const_pi(v, kN);
+    mpfr_sqrt(v, v, kN);
+    mpfr_ui_div(v, 2, v, kN);
+    split(two_over_sqrt_pi);
+    mpfr_set_ui(v, 2, kN);
+    mpfr_rec_sqrt(v, v, kN);
+    split(inv_sqrt2);
+  }
+};
+const ErfConstants& erf_constants() {
+  static const ErfConstants c;
+  return c;
+}
+// erf(a) for a double-double a in [2^-300, 6), with its relative error bound: (2 / sqrt(pi))
+// e^(-a^2) S, S = sum over n of a (2a^2)^n / (1 3 5 ... (2n+1)), every term positive. Each term is
+// the previous one times 2a^2 (DWTimesDW3; a^2 from DWTimesDW3 too, 4u^2) over 2n + 1 (DWDivDW2,
+// 16u^2): term n within 24n u^2; the sum of positive terms 3u^2 per addition; the series stops
+// where a term is below 2^-110 of the sum and the ratio 2a^2 / (2n + 3) below 1/2, so the tail is
+// below the last term (at most 130 terms below a = 6; nullopt past 200). e^(-a^2) from exp_dd
+// within 2^-90.5 (a^2's own 4u^2 moves it by 36 x 4u^2 more), two products 4u^2 each, the constant
+// u^2: in all 2^-90.5 + 200 x 27u^2 + 2^-110 + 190u^2 < 2^-90.
+template <class P>
+std::optional<DD> erf_series(DD a, P& pr) {
+  const DD a2 = dd::mul(a, a), t{2 * a2.hi, 2 * a2.lo};
+  DD term = a, sum = a;
+  for (int n = 1; n <= 200; ++n) {
+    term = dd::div(dd::mul(term, t), {2.0 * n + 1, 0});
+    sum = dd::add_accurate(sum, term);
+    if (term.hi < sum.hi * 0x1p-110 && 2 * t.hi < 2.0 * n + 3)
+      return dd::mul(dd::mul(sum, pr.exp({-a2.hi, -a2.lo})), erf_constants().two_over_sqrt_pi);
+  }
+  return std::nullopt;
+}
+// erf(x): +-1 within erfc(6) < 2^-55 for |x| >= 6 (which rounds to +-1 in every dtype), x 2 /
+// sqrt(pi) within 2^-600 relative below 2^-300 (below 2^-960 in the scale 2^1074, where f64's
+// subnormals are integers), else erf_series (2^-90).
+template <class P>
+std::optional<Approx> erf_dd(double x, DType dt, P& pr) {
+  const double a = std::fabs(x);
+  DD q;
+  double delta;
+  if (a >= 6) {
+    q = {1, 0};
+    delta = 0x1p-55;
+  } else if (a < 0x1p-960) {  // f64 only (the other dtypes hold no such x): in the 2^1074 scale
+    if (dt != DType::f64) return std::nullopt;
+    q = dd::mul(erf_constants().two_over_sqrt_pi, std::ldexp(x, 1074));  // x 2^1074 exact
+    return Approx{q, std::fabs(q.hi) * 0x1p-100, kSubnormalShift};
+  } else if (a < 0x1p-300) {
+    q = dd::mul(erf_constants().two_over_sqrt_pi, a);
+    delta = q.hi * 0x1p-100;
+  } else {
+    const auto e = erf_series({a, 0}, pr);
+    if (!e) return std::nullopt;
+    q = *e;
+    delta = q.hi * kRelBound;
+  }
+  if (x < 0) q = {-q.hi, -q.lo};
+  return Approx{q, delta};
+}
+// gelu(x) = (x / 2) (1 + erf(w)), w = x / sqrt(2) (DWTimesFP3 and the constant: 3u^2 of w, which
+// moves erf by less than 3.4u^2 relatively). x >= 0: two nonnegative terms, within erf's 2^-90 +
+// 3u^2, times x / 2 (exact halving, DWTimesFP3 2u^2): < 2^-89.9; from w >= 6 (x > 8.49), x within
+// 2^-56. x < 0: (x / 2) (1 - erf|w|), the difference carrying erf's error times erf / (1 - erf):
+// the bound grows as 1 - erf shrinks, and the rounding decides whether it still suffices; |w| past
+// 5.9 goes to MPFR (x < -39 is -0: special()). Below |x| = 2^-900: x / 2 within |x| 2^-900.
+template <class P>
+std::optional<Approx> gelu_dd(double x, P& pr) {
+  constexpr double u2 = 0x1p-106;
+  const double a = std::fabs(x);
+  if (a < kTiny) {  // x/2 + x^2 / sqrt(2 pi) + ...: x/2 when it is exact
+    if (a < 0x1p-1021) return std::nullopt;
+    return Approx{{x / 2, 0}, a * kTiny};
+  }
+  const DD w = dd::mul(erf_constants().inv_sqrt2, a);
+  if (x >= 0 && w.hi >= 6) return Approx{{x, 0}, x * 0x1p-56};
+  if (w.hi >= 5.9 || w.hi < 0x1p-300) return std::nullopt;
+  const auto e = erf_series(w, pr);
+  if (!e) return std::nullopt;
+  const double rel_e = 0x1p-90 + 3.4 * u2;
+  if (x >= 0) {
+    const DD s = dd::add_accurate({1, 0}, *e);
+    const DD q = dd::mul(s, x / 2);
+    return Approx{q, q.hi * (rel_e + 6 * u2) * 1.01};
+  }
+  const DD c = dd::add_accurate({1, 0}, {-e->hi, -e->lo});
+  const DD q = dd::mul(c, x / 2);
+  const double rel = (rel_e * e->hi / c.hi + 3 * u2) * 1.01 + 2 * u2;
+  return Approx{q, std::fabs(q.hi) * rel * 1.01};
+}
 template <class P>
 std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
   if (!std::isfinite(x)) return std::nullopt;
@@ -204,8 +304,9 @@ std::optional<Approx> approx(Unary f, double x, DType dt, P& pr) {
     case Unary::gelu_tanh:
       return gelu_tanh_dd(x, dt, pr);
     case Unary::erf:
+      return erf_dd(x, dt, pr);
     case Unary::gelu:
-      return std::nullopt;
+      return gelu_dd(x, pr);
   }
   return std::nullopt;
 }
@@ -241,6 +342,13 @@ std::optional<double> special(Unary f, double x, DType dt) {
       if (x < -22) return -0.0;
       if (x == 0) return x;
       break;
+    case Unary::gelu:  // x < -39: |x Phi(x)| < e^(-x^2 / 2) < 2^-1097
+      if (x < -39) return -0.0;
+      if (x == 0) return x;
+      break;
+    case Unary::erf:
+      if (x == 0) return x;
+      break;
     case Unary::log:
       if (x == 0) return -INFINITY;
       if (x == 1) return 0.0;
@@ -255,14 +363,15 @@ std::optional<double> special(Unary f, double x, DType dt) {
     return INFINITY;
   // silu of an f64 below 2^-1021: x/2 + x^2/4 - ..., and x/2 = m/2 2^-1074 with m = x 2^1074 an
   // integer: m/2 when m is even; for odd m, x^2/4 > 0 breaks the tie upward.
-  // gelu_tanh(x) = x/2 + sqrt(2/pi) x^2 / 2 + ...: the same.
-  const bool half_plus_square = f == Unary::silu || f == Unary::gelu_tanh;
+  // gelu_tanh(x) = x/2 + sqrt(2/pi) x^2 / 2 + ... and gelu(x) = x/2 + x^2 / sqrt(2 pi) + ...: the
+  // same.
+  const bool half_plus_square = f == Unary::silu || f == Unary::gelu_tanh || f == Unary::gelu;
   if (half_plus_square && dt == DType::f64 && x != 0 && std::fabs(x) < 0x1p-1021)
     return std::ldexp(std::ceil(std::ldexp(x, 1074) / 2), -1074);
-  // The same in the other dtypes, for |x| < 2^-60: silu(x) is in (x/2, x/2 + x^2/4] (gelu_tanh's in
-  // (x/2, x/2 + 0.4 x^2]), and x/2
-  // (exact) lies on the dtype's grid of values and midpoints, whose points are more than x^2/4
-  // apart: the next double above x/2 rounds as every value of that interval does.
+  // The same in the other dtypes, for |x| < 2^-60: silu(x) is in (x/2, x/2 + x^2/4] (gelu_tanh's
+  // and gelu's in (x/2, x/2 + 0.4 x^2]), and x/2 (exact) lies on the dtype's grid of values and
+  // midpoints, whose points are more than x^2/4 apart: the next double above x/2 rounds as every
+  // value of that interval does.
   if (half_plus_square && dt != DType::f64 && x != 0 && std::fabs(x) < 0x1p-60)
     return round_to_format(dtype_format(dt), std::nextafter(x / 2, INFINITY));
   return std::nullopt;
@@ -367,7 +476,7 @@ void unary_double_double_block(Unary f, const std::vector<double>& x, DType dt, 
     if (const auto y = special(f, x[i], dt)) {
       r.exact[i] = *y;
       state[i - from] = State::done;
-    } else if (!std::isfinite(x[i]) || f == Unary::erf || f == Unary::gelu) {
+    } else if (!std::isfinite(x[i])) {
       state[i - from] = State::mpfr;
     }
   }

@@ -195,12 +195,16 @@ TEST(ElementwiseOracle, SubnormalResultsAreRoundedOnce) {
 
 TEST(ElementwiseOracle, HugeArgumentsAreDecidedWithoutTheirBoundsExploding) {
   // gelu's and gelu_tanh's error bounds grow with x^2 and |u| for x < 0; past MPFR's exponent
-  // range the result is an exact zero, decided at once.
+  // range the result is an exact zero, decided at once by MPFR (its first precision) and by the
+  // double-double path's rule for x < -39.
   for (double x : {-40.0, -1e3, -1e5, -1e300}) {
-    const OracleResult r = run(Unary::gelu, DType::f64, {x});
+    const OracleResult r = oracle::detail::unary_mpfr(Unary::gelu, row_input(DType::f64, {x}));
     ASSERT_TRUE(r.decidable) << x;
     EXPECT_EQ(r.exact[0], 0.0) << x;
     EXPECT_EQ(r.precision_bits, 96) << x;
+    const OracleResult f = run(Unary::gelu, DType::f64, {x});
+    EXPECT_EQ(f.exact[0], 0.0) << x;
+    EXPECT_TRUE(std::signbit(f.exact[0]) && std::signbit(r.exact[0])) << x;
   }
   for (double x : {-30.0, -1e4, -1e100, -kMax})
     EXPECT_EQ(exact1(Unary::gelu_tanh, DType::f64, x), 0.0);
@@ -511,12 +515,12 @@ TEST(ElementwiseStable, GeluTanhIntermediatesStayFiniteUnderCestac) {
 }
 
 // The double-double path gives the MPFR path's correctly rounded outputs wherever it answers: on
-// every regime of the ten functions it serves, in every dtype, and at the ends of its ranges; one
-// output at a time and batched over rows (unary()); and it answers for most inputs.
+// every regime of the twelve functions it serves, in every dtype, and at the ends of its ranges;
+// one output at a time and batched over rows (unary()); and it answers for most inputs.
 TEST(ElementwiseOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
-  constexpr Unary kFast[] = {Unary::exp,  Unary::log,      Unary::log1p,       Unary::expm1,
-                             Unary::tanh, Unary::sigmoid,  Unary::log_sigmoid, Unary::softplus,
-                             Unary::silu, Unary::gelu_tanh};
+  constexpr Unary kFast[] = {Unary::exp,  Unary::log,       Unary::log1p,       Unary::expm1,
+                             Unary::tanh, Unary::sigmoid,   Unary::log_sigmoid, Unary::softplus,
+                             Unary::silu, Unary::gelu_tanh, Unary::erf,         Unary::gelu};
   SeededEntropy e(7, 29);
   for (Unary fn : kFast) {
     const Family& fam = family(fn);
@@ -529,9 +533,11 @@ TEST(ElementwiseOracle, DoubleDoubleAgreesWithMpfrOnEveryRegimeAndDtype) {
       }
       // The ends of the fast path's ranges, and their neighbours.
       std::vector<double> ends;
-      for (double v : {-900.0,    -800.0,   -745.5, -709.0, -600.0, -354.5, -19.0,    -0.75, -0.5,
-                       -0x1p-900, 0x1p-900, 0.5,    0.75,   1.0,    2.0,    19.0,     -22.0, -20.0,
-                       -10.0,     20.0,     354.5,  600.0,  709.0,  709.78, 709.7828, 710.0}) {
+      for (double v :
+           {-900.0,    -800.0,   -745.5, -709.0, -600.0,   -354.5,   -19.0,    -0.75, -0.5,
+            -0x1p-900, 0x1p-900, 0.5,    0.75,   1.0,      2.0,      19.0,     -22.0, -20.0,
+            -10.0,     20.0,     354.5,  600.0,  709.0,    709.78,   709.7828, 710.0, -39.0,
+            -8.4,      -6.0,     6.0,    8.49,   0x1p-300, -0x1p-300}) {
         for (double w : {std::nextafter(v, -kInf), v, std::nextafter(v, kInf)}) {
           const double t = round_to_format(dtype_format(d), w);
           if (!fam.validate(row_input(d, {t}))) ends.push_back(t);

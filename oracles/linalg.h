@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "stabfuzz/dtype.h"
 #include "stabfuzz/family.h"
@@ -60,6 +61,24 @@ OracleResult pairwise_distance(const Input& in);
 // v; see oracles/linalg.cc.
 OracleResult adam(const Input& in);
 namespace detail {
+// A head's shapes and parameters: s queries, t keys, dimension d, dv value columns.
+struct AttentionShape {
+  size_t s, t, d, dv;
+  params::AttentionParams prm;
+  size_t keys(size_t i) const { return prm.causal ? i + 1 : t; }  // causal: keys 0..i
+};
+AttentionShape attention_shape(const Input& in);
+// A_il = |scale| sum_c |Q_ic K_lc|, which bounds |S_il| (*amax: the largest): it sizes the score
+// precision and enters cond.
+std::vector<long double> attention_amp(const Input& in, const AttentionShape& sh,
+                                       long double* amax);
+// Adam's step quantities (long double) of one element, for its condition number.
+struct AdamTerms {
+  long double u, pp, den, vp, sq, bc1;  // U, p' = p - U, D, v', sqrt(v^), 1 - b1^t
+};
+// cond_i (the formula above adam()) from the element's inputs and step quantities.
+double adam_cond(const params::AdamParams& prm, double p, double g, double m, double v,
+                 const AdamTerms& t);
 // The two ways attention() evaluates (exposed for tests), as for adam below.
 std::optional<OracleResult> attention_double_double(const Input& in);
 OracleResult attention_mpfr(const Input& in);

@@ -70,6 +70,11 @@ namespace detail {
 // double-double with a proven bound (nullopt when out of range or undecided), and MPFR with Ziv's
 // ladder.
 std::optional<OracleResult> bce_with_logits_double_double(const Input& in);
+// One output of bce_with_logits in double-double (nullopt where its bound does not decide).
+struct BceElement {
+  double exact, cond;
+};
+std::optional<BceElement> bce_element_double_double(double x, double z, DType dt);
 OracleResult bce_with_logits_mpfr(const Input& in);
 std::optional<OracleResult> kl_div_double_double(const Input& in);
 OracleResult kl_div_mpfr(const Input& in);

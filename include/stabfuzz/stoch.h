@@ -84,21 +84,6 @@ class Stoch {
   bool computational_zero() const {
     return detail::all_equal<kTested>(s) ? s[0] == 0 : detail::computational_zero<kTested>(s);
   }
-  // Whether every sample holds one value (an input, a constant, or exact operations on them).
-  bool exact() const { return detail::all_equal<kTested>(s); }
-  // Advances this thread's random stream as n operations with every lane exact would (their
-  // results do not depend on the draws they take), so that code that skips such operations, e.g.
-  // the exact scalings by 2 that find a value's binary exponent, leaves every later operation's
-  // draws as they were. Only where each such operation takes one draw: four float or double lanes,
-  // rounding to nearness. Returns false elsewhere, having done nothing.
-  static bool skip_exact_operations(uint64_t n) {
-    if constexpr (kSimd && kNearness) {
-      detail::skip_uniforms<Sample>(n);
-      return true;
-    } else {
-      return n == 0;
-    }
-  }
 
   // ---- arithmetic ------------------------------------------------------------------------------
   friend SF_ALWAYS_INLINE Stoch operator+(const Stoch& a, const Stoch& b) {

@@ -286,3 +286,25 @@ struct NearnessOps {
 };
 
 }  // namespace stabfuzz::cestac::detail
+
+namespace stabfuzz::cestac {
+
+// Advances this thread's random stream as n operations of S with every lane exact would (their
+// results do not depend on the draws they take), so that code that skips such operations, e.g. the
+// exact scalings by 2 that find a value's binary exponent, leaves every later operation's draws as
+// they were. Only where each such operation takes one draw: four float or double lanes, rounding
+// to nearness. Returns false elsewhere, having done nothing (true for n = 0).
+template <class S>
+bool skip_exact_operations(uint64_t n) {
+  using Sample = typename S::Sample;
+  constexpr bool kFourLanes =
+      !is_low_precision_v<typename S::value_type> && (S::kSamples == 3 || S::kSamples == 4);
+  if constexpr (kFourLanes && S::kRounding == Rounding::nearness) {
+    detail::skip_uniforms<Sample>(n);
+    return true;
+  } else {
+    return n == 0;
+  }
+}
+
+}  // namespace stabfuzz::cestac

@@ -91,9 +91,11 @@ template <class T, int N, cestac::Rounding R>
 long pow2_exponent(const Stoch<T, N, R>& m) {
   using S = Stoch<T, N, R>;
   uint64_t steps;
-  if (m.exact() && std::isfinite(m.sample(0)) && m.sample(0) > 0) {
+  bool exact = std::isfinite(m.sample(0)) && m.sample(0) > 0;
+  for (int i = 1; i < S::kLanes; ++i) exact &= m.sample(i) == m.sample(0);
+  if (exact) {
     const long k = pow2_exponent_by_steps(static_cast<T>(m.sample(0)), &steps);
-    if (S::skip_exact_operations(steps)) return k;
+    if (cestac::skip_exact_operations<S>(steps)) return k;
   }
   return pow2_exponent_by_steps(m, &steps);
 }

@@ -126,7 +126,7 @@ TEST(Rounding, UpdownRoundingBitsAreRefilledOnTheSlowPath) {
 }
 
 // pow2_exponent of an exact Stoch skips its exact scalings and advances the random stream as they
-// would (Stoch::skip_exact_operations): the same k as the scalings give, and the same samples from
+// would (cestac::skip_exact_operations): the same k as the scalings give, and the same samples from
 // 300 later inexact operations (three refills of the uniform pool) as after running the scalings,
 // in both rounding modes (up-or-down runs them).
 template <class S>

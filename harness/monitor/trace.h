@@ -64,12 +64,12 @@ double full_digits() {
     return std::log10(std::ldexp(1.0, std::numeric_limits<T>::digits));
 }
 
-// Digits of one value; an exact value (all samples equal, zero included) has the full digits.
+// Digits of one value; an exact value (all lanes equal, zero included) has the full digits.
 template <class T>
 double value_digits(const T& v) {
   if constexpr (is_stoch_v<T>) {
     bool same = true;
-    for (int i = 1; i < T::kSamples; ++i) same &= v.s[i] == v.s[0];
+    for (int i = 1; i < T::kLanes; ++i) same &= v.s[i] == v.s[0];
     if (same && std::isfinite(v.s[0])) return full_digits<T>();
     return v.digits();
   } else {

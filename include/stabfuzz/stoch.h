@@ -52,12 +52,15 @@ class Stoch {
   static constexpr Rounding kRounding = R;
 
   // Samples live in kLanes >= N slots (3 -> 4) so that each operation is one SIMD instruction
-  // over a full vector; the lane past N is one more random sample, read by every statistic.
+  // over a full vector; the lane past N is one more random sample, read by the spread.
   static constexpr int kLanes = N == 3 ? 4 : N;
-  // The samples every statistic reads: all lanes. The mean, the digits, the computational-zero
-  // test, the comparisons and the cancellation rule share one definition (for N = 3 the fourth
-  // lane is a real, independently rounded sample: it costs nothing and sharpens every test).
+  // The lanes the spread and the non-finite tests read: all of them (for N = 3 the fourth lane is
+  // a real, independently rounded sample: it costs nothing and sharpens every test).
   static constexpr int kTested = kLanes;
+  // The samples the mean averages: the first N (cestac_core.h says why not the fourth lane too).
+  // The mean, the digits, the computational-zero test, the comparisons and the cancellation rule
+  // share this mean and the spread of kTested lanes: one definition.
+  static constexpr int kMean = N;
   alignas(kLanes * sizeof(Sample) <= 32 ? kLanes * sizeof(Sample) : 32) Sample s[kLanes];
 
   SF_ALWAYS_INLINE Stoch() : s{} {}
@@ -72,17 +75,18 @@ class Stoch {
   Sample sample(int i) const { return s[i]; }
   double mean() const {
     long double m = 0;
-    for (int i = 0; i < kTested; ++i) m += s[i];
-    return static_cast<double>(m / kTested);
+    for (int i = 0; i < kMean; ++i) m += s[i];
+    return static_cast<double>(m / kMean);
   }
   // Exact significant digits of the mean, estimated from every computed sample (the vector's
   // fourth lane for N = 3 is a real, independently rounded sample: it costs nothing and sharpens
   // the estimate). See detail::digit_scale for the estimator.
   double digits() const {
-    return detail::digits<kLanes>(s, kPrecision, detail::digit_scale(kLanes));
+    return detail::digits<kLanes, kMean>(s, kPrecision, detail::digit_scale(kLanes));
   }
   bool computational_zero() const {
-    return detail::all_equal<kTested>(s) ? s[0] == 0 : detail::computational_zero<kTested>(s);
+    return detail::all_equal<kTested>(s) ? s[0] == 0
+                                         : detail::computational_zero<kTested, kMean>(s);
   }
 
   // ---- arithmetic ------------------------------------------------------------------------------
@@ -517,12 +521,12 @@ class Stoch {
   }
 
   SF_ALWAYS_INLINE bool zero_fast() const {
-    return !detail::clearly_nonzero<kTested>(s) && detail::computational_zero<kTested>(s);
+    return !detail::clearly_nonzero<kTested>(s) && detail::computational_zero<kTested, kMean>(s);
   }
   // A computational zero whose samples disagree: noise, not an exact zero.
   SF_ALWAYS_INLINE bool noisy_zero() const {
     return !detail::clearly_nonzero<kTested>(s) && !detail::all_equal<kTested>(s) &&
-           detail::computational_zero<kTested>(s);
+           detail::computational_zero<kTested, kMean>(s);
   }
 
   static SF_ALWAYS_INLINE void check_add_fast(const Stoch& a, const Stoch& b, const Stoch& r,
@@ -531,7 +535,7 @@ class Stoch {
     const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
     const int er = exponent_field(r.s[0]);
     if ((ea > eb ? ea : eb) - er >= cancel_bits || !detail::all_finite<kTested>(r.s))
-      detail::check_sum<kTested>(a.s, b.s, r.s, kPrecision);
+      detail::check_sum<kTested, kMean>(a.s, b.s, r.s, kPrecision);
   }
 
   // The slow paths take and return the samples as vectors, in registers: a by-reference
@@ -575,12 +579,12 @@ class Stoch {
     }
     if (tie) return 0;
     if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
-    if (!detail::clearly_nonzero<kTested>(d) && detail::computational_zero<kTested>(d)) {
+    if (!detail::clearly_nonzero<kTested>(d) && detail::computational_zero<kTested, kMean>(d)) {
       if (hot.detect) record_at(Kind::unstable_branching, site);
       return 0;
     }
     T sum = 0;
-    for (int i = 0; i < kTested; ++i) sum += d[i];
+    for (int i = 0; i < kMean; ++i) sum += d[i];
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
   }
 };

@@ -56,15 +56,17 @@ void classify_nonfinite(const T* r, const T* a, const T* b, uintptr_t site) {
   record_flags(cestac::classify_nonfinite(r, a, b, N), site);
 }
 
-// Cancellation or a non-finite result of a + or - (detail::sum_flags), recorded at `site`.
-template <int N, class T>
+// Cancellation or a non-finite result of a + or - (detail::sum_flags: N lanes, the mean of the
+// first M), recorded at `site`.
+template <int N, int M, class T>
 void check_sum_at(const T* a, const T* b, const T* r, int precision, uintptr_t site) {
-  if (const uint32_t f = sum_flags<N>(a, b, r, precision, hot.cancel_digits)) record_flags(f, site);
+  if (const uint32_t f = sum_flags<N, M>(a, b, r, precision, hot.cancel_digits))
+    record_flags(f, site);
 }
 
-template <int N, class T>
+template <int N, int M, class T>
 SF_SLOW_PATH void check_sum(const T* a, const T* b, const T* r, int precision) {
-  check_sum_at<N>(a, b, r, precision, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  check_sum_at<N, M>(a, b, r, precision, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
 template <int N, class T>

@@ -32,7 +32,7 @@ struct SlowPaths {
       detail::settle_overflow<kLanes>(
           r.s, [&](int i) { return a.s[i] + b.s[i]; },
           [&](int i) { return std::isfinite(a.s[i]) && std::isfinite(b.s[i]); });
-    if (hot.detect) detail::check_sum_at<kTested>(a.s, b.s, r.s, kPrecision, site);
+    if (hot.detect) detail::check_sum_at<kTested, S::kMean>(a.s, b.s, r.s, kPrecision, site);
     return detail::Simd4<T>::load(r.s);
   }
 

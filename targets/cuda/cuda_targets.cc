@@ -70,20 +70,20 @@ auto sized(const std::string& id, F&& f) {
 
 CestacOutput cestac_output(const cuda::DeviceCestac& d, DType dtype) {
   const int precision = dtype == DType::f64 ? 53 : 24;
-  // As the CPU engine's Stoch<T, 3> (op.h, run_cestac): the mean and the noise flag of the tested
-  // lanes, the digits of every lane.
-  constexpr int L = cuda::kLanes, kTested = cestac::samples_for_lanes(L);
+  // As the CPU engine's Stoch<T, 3> (op.h, run_cestac): the mean of the first kMean lanes, the
+  // noise flag and the digits' spread of every lane.
+  constexpr int L = cuda::kLanes, kMean = cestac::samples_for_lanes(L);
   CestacOutput out;
   const size_t outputs = d.samples.size() / L;
   for (size_t o = 0; o < outputs; ++o) {
     const double* s = &d.samples[o * L];
     long double m = 0;
     bool noisy = false;
-    for (int i = 0; i < kTested; ++i) {
-      m += s[i];
+    for (int i = 0; i < L; ++i) {
+      if (i < kMean) m += s[i];
       noisy |= !(s[i] == s[0]) && !(std::isnan(s[i]) && std::isnan(s[0]));
     }
-    out.mean.push_back(static_cast<double>(m / kTested));
+    out.mean.push_back(static_cast<double>(m / kMean));
     out.digits.push_back(
         cestac::detail::sample_digits(s, L, precision, cestac::detail::digit_scale(L)));
     out.noisy.push_back(noisy);

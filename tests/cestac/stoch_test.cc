@@ -79,16 +79,20 @@ TEST(Stoch, CatastrophicCancellationInFloatLeavesNoDigits) {
   // rounds up with probability 1/8; when no lane does (0.59 of the time), uncollapse moves one,
   // so the noise is never invisible (left alone, all samples would agree 59 % of the time and
   // the result would read as exact: CESTAC's classical blind spot). Lane 0 sees 8 in
-  // 1/8 + 7/8 x 0.59 / 4 of the streams, about 0.25.
+  // 1/8 + 7/8 x 0.59 / 4 of the streams, about 0.25. The mean reads lanes 0-2 and the spread all
+  // four: lanes 0-2 at 8 and lane 3 at 0 (a few streams in 1000) are not a computational zero
+  // (mean 8, sigma 4) and claim 0.76 digit, within a digit of the truth (0); every other pattern
+  // is a zero.
   int zero = 0, lane0_up = 0;
   for (uint64_t stream = 0; stream < 400; ++stream) {
     cestac::Run run(7, stream);
     F x = (F(1e8f) + F(1.0f)) - F(1e8f);
     zero += x.digits() == 0.0;
+    EXPECT_LT(x.digits(), 1.0) << x.s[0] << " " << x.s[1] << " " << x.s[2] << " " << x.s[3];
     lane0_up += x.s[0] == 8.0f;
     for (int i = 0; i < 4; ++i) EXPECT_TRUE(x.s[i] == 0.0f || x.s[i] == 8.0f) << x.s[i];
   }
-  EXPECT_EQ(zero, 400);
+  EXPECT_GE(zero, 392);
   EXPECT_GE(lane0_up, 70);
   EXPECT_LE(lane0_up, 130);
 }

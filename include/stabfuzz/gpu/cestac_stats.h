@@ -74,7 +74,8 @@ SF_HD_INLINE double full_digits(int precision) {
 }
 
 // Cheap sufficient test that samples are NOT a computational zero: |s0| > 4.05 (max - min)
-// implies sqrt(N)|mean| > tau sigma for N = 3 (and for every larger N); exact values pass it.
+// implies sqrt(M)|mean| > tau sigma for 3 <= M <= N lanes (every |s_i| > 3.05 (max - min), and the
+// squared deviations of N lanes sum to at most N (max - min)^2 / 4); exact values pass it.
 template <int N, class T>
 SF_HD_INLINE bool clearly_nonzero(const T* s) {
   T mn = s[0], mx = s[0];
@@ -85,17 +86,32 @@ SF_HD_INLINE bool clearly_nonzero(const T* s) {
   return fabs(s[0]) > fp::mul(T(4.05), fp::sub(mx, mn));
 }
 
-// Mean and sum of squared deviations of the N samples times `scale` (a power of two), in W.
-template <int N, class W, class T>
+// The samples times `scale` (a power of two), in W: the mean of the first M (the reported value)
+// and the sum of squared deviations of all N lanes about their own mean (N - 1 degrees of freedom).
+template <int N, int M, class W, class T>
 SF_HD void centred_moments(const T* s, W scale, W& mean, W& ss) {
-  mean = 0;
-  for (int i = 0; i < N; ++i) mean = fp::add(mean, fp::mul(static_cast<W>(s[i]), scale));
-  mean = fp::div(mean, static_cast<W>(N));
+  static_assert(M >= 1 && M <= N, "the mean reads the first M of N lanes");
+  W head = 0;
+  for (int i = 0; i < M; ++i) head = fp::add(head, fp::mul(static_cast<W>(s[i]), scale));
+  W all = head;
+  for (int i = M; i < N; ++i) all = fp::add(all, fp::mul(static_cast<W>(s[i]), scale));
+  mean = fp::div(head, static_cast<W>(M));
+  const W centre = M == N ? mean : fp::div(all, static_cast<W>(N));
   ss = 0;
   for (int i = 0; i < N; ++i) {
-    const W d = fp::sub(fp::mul(static_cast<W>(s[i]), scale), mean);
+    const W d = fp::sub(fp::mul(static_cast<W>(s[i]), scale), centre);
     ss = fp::add(ss, fp::mul(d, d));
   }
+}
+
+// Student's statistic of the mean of M samples, squared, against tau^2: M (N - 1) mean^2 <=
+// tau_N^2 ss (sigma^2 = ss / (N - 1), the mean's deviation sigma / sqrt(M)); no division, and a
+// tie of exact zeros (mean = 0, ss = 0) passes.
+template <int N, int M, class W>
+SF_HD_INLINE bool mean_within_noise(W mean, W ss) {
+  constexpr W kTau2 = static_cast<W>(student_tau(N) * student_tau(N));
+  const W lhs = fp::mul(fp::mul(static_cast<W>(M * (N - 1)), mean), mean);
+  return lhs <= fp::mul(kTau2, ss);
 }
 
 // The largest |s_i| as W (NaN samples are skipped, as fmax does).
@@ -107,39 +123,37 @@ SF_HD W max_magnitude(const T* s) {
 }
 
 // computational_zero for samples whose squares leave the double range: scale by a power of two.
-template <int N, class T>
+template <int N, int M, class T>
 SF_HD bool computational_zero_scaled(const T* s) {
   using W = WideMoment;
   const W m = max_magnitude<N, W>(s);
   if (m == 0) return true;
   if (!isfinite(m)) return false;
   W mean, ss;
-  centred_moments<N>(s, static_cast<W>(ldexp(W(1), -ilogb(m))), mean, ss);
-  const W lhs = fp::mul(fp::mul(static_cast<W>(N * (N - 1)), mean), mean);
-  return lhs <= fp::mul(static_cast<W>(fp::mul(student_tau(N), student_tau(N))), ss);
+  centred_moments<N, M>(s, static_cast<W>(ldexp(W(1), -ilogb(m))), mean, ss);
+  return mean_within_noise<N, M>(mean, ss);
 }
 
-// Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(N)|mean| <= tau * sigma,
-// written N (N - 1) mean^2 <= tau^2 ss (ss = sum of squared deviations): no division, and a tie
-// of exact zeros (mean = 0, ss = 0) is a zero too.
-template <int N, class T>
+// Computational zero (CADNA): all samples are 0, or C <= 0, i.e. sqrt(M)|mean| <= tau * sigma
+// (the mean of the first M of N lanes, sigma from all N: mean_within_noise).
+template <int N, int M = N, class T>
 SF_HD_INLINE bool computational_zero(const T* s) {
   using W = typename std::conditional<sizeof(T) == 4, double, T>::type;
   W mean, ss;
-  centred_moments<N>(s, W(1), mean, ss);
+  centred_moments<N, M>(s, W(1), mean, ss);
   constexpr W kTau2 = static_cast<W>(student_tau(N) * student_tau(N));
-  const W lhs = fp::mul(fp::mul(static_cast<W>(N * (N - 1)), mean), mean);
+  const W lhs = fp::mul(fp::mul(static_cast<W>(M * (N - 1)), mean), mean);
   const W rhs = fp::mul(kTau2, ss);
   // Squares of |values| beyond ~1e+-150 over- or underflow in double: rescale (rare path).
   if (!(lhs <= W(1e300) && rhs <= W(1e300)) || (lhs < W(1e-280) && rhs < W(1e-280)))
-    return computational_zero_scaled<N>(s);
+    return computational_zero_scaled<N, M>(s);
   return lhs <= rhs;
 }
 
-// Number of exact significant decimal digits of the mean of n samples: log10(|mean| /
-// (kappa sigma)), capped at the format's precision; 0 for a computational zero; the full
-// precision when all samples agree. kappa: digit_scale.
-template <int N, class T>
+// Number of exact significant decimal digits of the mean of the first M of N lanes: log10(|mean| /
+// (kappa sigma)), sigma from all N lanes, capped at the format's precision; 0 for a computational
+// zero; the full precision when all lanes agree. kappa: digit_scale(N).
+template <int N, int M = N, class T>
 SF_HD double digits(const T* s, int precision, double kappa) {
   using W = WideMoment;
   double full = full_digits(precision);
@@ -158,7 +172,7 @@ SF_HD double digits(const T* s, int precision, double kappa) {
     full = available < full ? available : full;
   }
   if (all_equal<N>(s)) return s[0] == 0 ? 0.0 : full;
-  if (computational_zero<N>(s)) return 0.0;
+  if (computational_zero<N, M>(s)) return 0.0;
   W mean, ss;
   // Squares in range: the samples scaled by 2^-ilogb(m), built from m's exponent bits where m is a
   // normal double and 2^-ilogb(m) one too (no libm call).
@@ -166,17 +180,17 @@ SF_HD double digits(const T* s, int precision, double kappa) {
   const W scale = eb >= 1 && eb <= 2045
                       ? static_cast<W>(from_bits<double>(static_cast<uint64_t>(2046 - eb) << 52))
                       : static_cast<W>(ldexp(W(1), -ilogb(m)));
-  centred_moments<N>(s, scale, mean, ss);
+  centred_moments<N, M>(s, scale, mean, ss);
   return digits_from_moments<W>(N, mean, ss, kappa, full);
 }
 
-// digits of the first n (2..16) samples.
+// digits of n (2..8) lanes, the mean of samples_for_lanes(n) of them.
 template <class T>
 SF_HD double sample_digits(const T* s, int n, int precision, double kappa) {
   switch (n) {
 #define SF_CESTAC_DIGITS_CASE(k) \
   case k:                        \
-    return digits<k>(s, precision, kappa);
+    return digits<k, samples_for_lanes(k)>(s, precision, kappa);
     SF_CESTAC_DIGITS_CASE(2)
     SF_CESTAC_DIGITS_CASE(3)
     SF_CESTAC_DIGITS_CASE(4)
@@ -195,14 +209,15 @@ SF_HD_INLINE double full_ratio_sq(int precision) {
   return from_bits<double>(static_cast<uint64_t>(1023 + 2 * precision) << 52);
 }
 
-// The square of 10^digits without the logarithm: N (N - 1) mean^2 / (tau^2 ss), clamped to
+// The square of 10^digits without the logarithm: M (N - 1) mean^2 / (tau^2 ss) (the mean of the
+// first M of N lanes, ss over all N: mean_within_noise), clamped to
 // [1, 4^precision] (1 for a computational zero or non-finite samples, 4^precision when all samples
 // agree). The samples are scaled by the power of two of their largest magnitude, built from its
 // exponent bits (no libm call: this runs for every + or - with a large exponent drop), and the
 // moments are taken around the first sample, exactly when the samples are within a factor 2
 // (Sterbenz), so samples a few ulps apart keep their spread instead of drowning in the rounding
 // of the mean.
-template <int N, class T>
+template <int N, int M = N, class T>
 SF_HD_INLINE double accuracy_ratio_sq(const T* s, int precision) {
   const double full2 = full_ratio_sq(precision);
   if (all_equal<N>(s)) return s[0] == 0 || !isfinite(s[0]) ? 1.0 : full2;
@@ -218,8 +233,11 @@ SF_HD_INLINE double accuracy_ratio_sq(const T* s, int precision) {
                            ? from_bits<double>(static_cast<uint64_t>(2046 - e) << 52)
                            : ldexp(1.0, -ilogb(m));
   const double ref = fp::mul(static_cast<double>(s[0]), scale);
-  double md = 0;
-  for (int i = 0; i < N; ++i)
+  double head = 0;
+  for (int i = 0; i < M; ++i)
+    head = fp::add(head, fp::sub(fp::mul(static_cast<double>(s[i]), scale), ref));
+  double md = head;
+  for (int i = M; i < N; ++i)
     md = fp::add(md, fp::sub(fp::mul(static_cast<double>(s[i]), scale), ref));
   md = fp::mul(md, 1.0 / N);  // a statistic: one rounding more does not matter, a division's does
   double ss = 0;
@@ -228,34 +246,34 @@ SF_HD_INLINE double accuracy_ratio_sq(const T* s, int precision) {
     ss = fp::add(ss, fp::mul(d, d));
   }
   if (ss == 0) return full2;
-  const double mean = fp::add(ref, md);
+  const double mean = fp::add(ref, M == N ? md : fp::mul(head, 1.0 / M));
   constexpr double kTau2 = student_tau(N) * student_tau(N);
   const double c2 =
-      fp::div(fp::mul(fp::mul(static_cast<double>(N * (N - 1)), mean), mean), fp::mul(kTau2, ss));
+      fp::div(fp::mul(fp::mul(static_cast<double>(M * (N - 1)), mean), mean), fp::mul(kTau2, ss));
   return c2 < 1 ? 1.0 : (c2 > full2 ? full2 : c2);
 }
 
-// 10^digits without the logarithm: sqrt(N)|mean| / (tau sigma), clamped to [1, 2^precision].
-template <int N, class T>
+// 10^digits without the logarithm: sqrt(M)|mean| / (tau sigma), clamped to [1, 2^precision].
+template <int N, int M = N, class T>
 SF_HD double accuracy_ratio(const T* s, int precision) {
-  return sqrt(accuracy_ratio_sq<N>(s, precision));
+  return sqrt(accuracy_ratio_sq<N, M>(s, precision));
 }
 
 // The flags of a + or - whose result r (of operands a, b) reached the cancellation test: how a
 // non-finite result came about, or cancellation (CADNA's rule: at least k = cancel_digits
 // digits lost, min(digits(a), digits(b)) - digits(r) >= k), compared as squared ratios (no log10
 // or square root on a path that runs for every + with a large exponent drop).
-template <int N, class T>
+template <int N, int M = N, class T>
 SF_HD uint32_t sum_flags(const T* a, const T* b, const T* r, int precision, int cancel_digits) {
   if (!all_finite<N>(r)) return classify_nonfinite(r, a, b, N);
   if (all_equal<N>(r)) return 0;  // no noise in the result: nothing was lost
   double ten_2k = 1;
   for (int i = 0; i < cancel_digits; ++i) ten_2k = fp::mul(ten_2k, 100.0);
   // The result first: when it keeps nearly all the format's digits, no operand can have k more.
-  const double rr = fp::mul(ten_2k, accuracy_ratio_sq<N>(r, precision));
+  const double rr = fp::mul(ten_2k, accuracy_ratio_sq<N, M>(r, precision));
   if (rr > full_ratio_sq(precision)) return 0;
   const bool lost =
-      accuracy_ratio_sq<N>(a, precision) >= rr && accuracy_ratio_sq<N>(b, precision) >= rr;
+      accuracy_ratio_sq<N, M>(a, precision) >= rr && accuracy_ratio_sq<N, M>(b, precision) >= rr;
   return lost ? uint32_t{kFlagCancellation} : 0u;
 }
 

@@ -3,11 +3,11 @@
 //
 // DStoch<T, 4> is the device twin of the CPU engine's default Stoch<T, 3>: the same four lanes,
 // the same balanced rounding patterns drawn the same way from the same kind of stream, the same
-// instability tests on the same three lanes (cestac_core.h, cestac_stats.h; DStoch<T, L> for
-// L != 4 mirrors Stoch<T, L>). Each thread's stream is keyed by thread_key(launch key, linear
-// thread id), so a launch replays bit for bit from its seed whatever the scheduling; its state
-// (stream, flags) lives in a per-thread slot of global memory (g_dstoch_states, set before each
-// launch) and the host reduces the flag words after the launch.
+// statistics and instability tests (the mean of lanes 0-2, the spread of all four: cestac_core.h,
+// cestac_stats.h; DStoch<T, L> for L != 4 mirrors Stoch<T, L>). Each thread's stream is keyed by
+// thread_key(launch key, linear thread id), so a launch replays bit for bit from its seed whatever
+// the scheduling; its state (stream, flags) lives in a per-thread slot of global memory
+// (g_dstoch_states, set before each launch) and the host reduces the flag words after the launch.
 //
 // Compiled by nvcc for the device, and as plain host code by any C++ compiler (no __CUDACC__):
 // the intrinsics then come from stabfuzz/gpu/dstoch_host.h (exact, in round to nearest) and the
@@ -187,9 +187,10 @@ struct DStoch {
   static_assert(L >= 2 && L <= 16, "2 <= L <= 16 lanes");
   using value_type = T;
   static constexpr int kLanes = L;
-  // The samples the instability tests read: every lane, as the CPU's Stoch<T, 3> (4 lanes, all
-  // tested, tau = 3.182).
-  static constexpr int kTested = cestac::samples_for_lanes(L);
+  // As the CPU's Stoch<T, 3> (cestac_core.h): the non-finite tests and the spread read every lane
+  // (tau = student_tau(4) = 3.182), the mean the first kMean (3 of 4 lanes).
+  static constexpr int kTested = L;
+  static constexpr int kMean = cestac::samples_for_lanes(L);
   static constexpr int kSamples = L;
   T s[L];
 
@@ -208,13 +209,13 @@ struct DStoch {
   // A computational zero (the CPU's zero_fast): the cheap sufficient test first.
   SF_DEV bool zero() const {
     return !cestac::detail::clearly_nonzero<kTested>(s) &&
-           cestac::detail::computational_zero<kTested>(s);
+           cestac::detail::computational_zero<kTested, kMean>(s);
   }
   // A computational zero whose samples disagree: noise, not an exact zero.
   SF_DEV bool noisy_zero() const { return !all_equal() && zero(); }
-  // Exact significant digits of the mean, from every lane (as Stoch::digits).
+  // Exact significant digits of the mean, the spread from every lane (as Stoch::digits).
   SF_DEV double digits() const {
-    return cestac::detail::digits<L>(s, kPrecisionOf<T>, cestac::detail::digit_scale(L));
+    return cestac::detail::digits<L, kMean>(s, kPrecisionOf<T>, cestac::detail::digit_scale(L));
   }
 
   // ---- arithmetic: rounding bit i set sends lane i toward -inf ---------------------------------
@@ -366,11 +367,11 @@ struct DStoch {
     for (int i = 0; i < L; ++i) r.s[i] = ldexp(a.s[i], k);
     return r;
   }
-  // The mean of the tested samples, in double (the CPU's Stoch::mean, in long double there).
+  // The mean of the first kMean samples, in double (the CPU's Stoch::mean, in long double there).
   SF_DEV double mean() const {
     double m = 0;
-    for (int i = 0; i < kTested; ++i) m = cestac::fp::add(m, static_cast<double>(s[i]));
-    return cestac::fp::div(m, static_cast<double>(kTested));
+    for (int i = 0; i < kMean; ++i) m = cestac::fp::add(m, static_cast<double>(s[i]));
+    return cestac::fp::div(m, static_cast<double>(kMean));
   }
   friend SF_DEV bool isfinite(const DStoch& a) { return isfinite(a.s[0]); }
   friend SF_DEV bool isinf(const DStoch& a) { return isinf(a.s[0]); }
@@ -413,7 +414,8 @@ struct DStoch {
   }
   // Cancellation or a non-finite result of a + or - (cestac::detail::sum_flags).
   SF_DEV void flag_sum(const DStoch& a, const DStoch& b, DThreadState& st) const {
-    st.flags |= cestac::detail::sum_flags<kTested>(a.s, b.s, s, kPrecisionOf<T>, st.cancel_digits);
+    st.flags |=
+        cestac::detail::sum_flags<kTested, kMean>(a.s, b.s, s, kPrecisionOf<T>, st.cancel_digits);
   }
 
   // An elementary function: two random bits per lane (round_wide); unstable function when
@@ -444,13 +446,13 @@ struct DStoch {
     if (tie) return 0;
     if (nan) return a.s[0] < b.s[0] ? -1 : (a.s[0] > b.s[0] ? 1 : 0);  // NaN or inf operands
     if (!cestac::detail::clearly_nonzero<kTested>(d) &&
-        cestac::detail::computational_zero<kTested>(d)) {
+        cestac::detail::computational_zero<kTested, kMean>(d)) {
       DThreadState& st = dstate();
       if (st.detect) st.flags |= cestac::kFlagUnstableBranching;
       return 0;
     }
     T sum = 0;
-    for (int i = 0; i < kTested; ++i) sum = cestac::fp::add(sum, d[i]);
+    for (int i = 0; i < kMean; ++i) sum = cestac::fp::add(sum, d[i]);
     return sum < 0 ? -1 : (sum > 0 ? 1 : 0);
   }
 };

@@ -35,11 +35,17 @@ namespace {
 
 template <class T>
 using Dev = gpu::DStoch<T, 4>;
-// The device engine rounds up or down (CADNA's rounding, balanced patterns): it is compared with
-// the CPU engine's Rounding::updown. Stochastic rounding to nearness, the CPU default, is not on
-// the device yet.
+// In up-or-down rounding (CADNA's, balanced patterns: HostThread's Rounding::updown) the device
+// engine is compared with the CPU engine's Stoch<T, 3, Rounding::updown> on four lanes, bit for
+// bit. In stochastic rounding to nearness (the default of both) the CPU's four-lane vector path
+// draws from a pool the device does not have: eight lanes, which both engines round lane by lane
+// from the same stream, are compared bit for bit instead (`Near`, below).
 template <class T>
 using Cpu = Stoch<T, 3, cestac::Rounding::updown>;
+template <class T>
+using NearCpu = Stoch<T, 8>;
+template <class T>
+using NearDev = gpu::DStoch<T, 8>;
 
 template <class T>
 uint64_t bits_of(T v) {
@@ -142,9 +148,9 @@ TEST(DStochHost, DirectedRoundingIsTheFpusFloat) { check_primitives<float>(2); }
 
 // ---- the two engines on the same stream ---------------------------------------------------------
 
-// What a program left: every output's four lanes, its digits, and the instability kinds met.
+// What a program left: every output's lanes, its digits, and the instability kinds met.
 struct Outcome {
-  std::vector<std::array<uint64_t, 4>> lanes;
+  std::vector<std::vector<uint64_t>> lanes;
   std::vector<double> digits;
   uint32_t kinds = 0;  // cestac::DeviceFlag bits
 };
@@ -152,24 +158,26 @@ struct Outcome {
 template <class S>
 void collect(const std::vector<S>& ys, Outcome& o) {
   for (const S& y : ys) {
-    std::array<uint64_t, 4> l;
+    std::vector<uint64_t> l(S::kLanes);
     // NaN's sign and payload mean nothing (x86 makes inf - inf negative, and the CPU's sign
     // flips flip it; CUDA returns one canonical NaN): every NaN compares as one value.
-    for (int i = 0; i < 4; ++i) l[i] = std::isnan(y.s[i]) ? 1 : bits_of(y.s[i]);
+    for (int i = 0; i < S::kLanes; ++i) l[i] = std::isnan(y.s[i]) ? 1 : bits_of(y.s[i]);
     o.lanes.push_back(l);
   }
 }
 
-// A program is a generic callable: template <class S> std::vector<S> operator()() const.
-template <class T, class Program>
+// A program is a generic callable: template <class S> std::vector<S> operator()() const. kNear:
+// stochastic rounding to nearness on eight lanes; else up or down on four.
+template <class T, bool kNear = false, class Program>
 Outcome run_cpu(const Program& program, uint64_t seed, uint64_t stream) {
+  using S = std::conditional_t<kNear, NearCpu<T>, Cpu<T>>;
   Outcome o;
-  std::vector<Cpu<T>> ys;
+  std::vector<S> ys;
   {
-    cestac::Config updown;
-    updown.rounding = cestac::Rounding::updown;
-    cestac::Run run(seed, stream, updown);
-    ys = program.template operator()<Cpu<T>>();
+    cestac::Config config;
+    config.rounding = kNear ? cestac::Rounding::nearness : cestac::Rounding::updown;
+    cestac::Run run(seed, stream, config);
+    ys = program.template operator()<S>();
     for (int k = 0; k < cestac::kDeviceFlagKinds; ++k)
       if (run.log().counts[k] > 0) o.kinds |= 1u << k;
   }
@@ -178,11 +186,13 @@ Outcome run_cpu(const Program& program, uint64_t seed, uint64_t stream) {
   return o;
 }
 
-template <class T, class Program>
+template <class T, bool kNear = false, class Program>
 Outcome run_device(const Program& program, uint64_t seed, uint64_t stream) {
+  using D = std::conditional_t<kNear, NearDev<T>, Dev<T>>;
   Outcome o;
-  gpu::HostThread thread(cestac::stream_key(seed, stream));
-  const std::vector<Dev<T>> ys = program.template operator()<Dev<T>>();
+  gpu::HostThread thread(cestac::stream_key(seed, stream), 4, true,
+                         kNear ? cestac::Rounding::nearness : cestac::Rounding::updown);
+  const std::vector<D> ys = program.template operator()<D>();
   o.kinds = thread.flags();
   collect(ys, o);
   for (const auto& y : ys) o.digits.push_back(y.digits());
@@ -191,10 +201,11 @@ Outcome run_device(const Program& program, uint64_t seed, uint64_t stream) {
 
 // Runs a program on both engines and requires the same lanes, digits and kinds; counts the kinds
 // met into `met` (so that tests can require the kinds they mean to exercise).
-template <class T, class Program>
+template <class T, bool kNear = false, class Program>
 void expect_same(const Program& program, uint64_t seed, uint64_t stream, const std::string& what,
                  std::array<int, cestac::kDeviceFlagKinds>& met) {
-  const Outcome c = run_cpu<T>(program, seed, stream), d = run_device<T>(program, seed, stream);
+  const Outcome c = run_cpu<T, kNear>(program, seed, stream),
+                d = run_device<T, kNear>(program, seed, stream);
   ASSERT_EQ(c.lanes.size(), d.lanes.size()) << what;
   for (size_t i = 0; i < c.lanes.size(); ++i) {
     ASSERT_EQ(c.lanes[i], d.lanes[i]) << what << ": output " << i;
@@ -298,6 +309,8 @@ struct Programs {
       case 5:  // elementary functions with the same libm: log1p, tanh, log of noise
         return {log(fabs(a) + S(T(1e-3))), log1p(fabs(b)), tanh(c), log(fabs(noise) + noise),
                 sqrt(noise)};
+      case 7:  // square roots of noise and of a noisy sum
+        return {sqrt(noise), sqrt(fabs(noise)), sqrt(fabs(a) + (b + big) - big)};
       default:  // a sum of products (a dot product) and a shifted variance
       {
         S s = a * b, m = S(T(0)), q = S(T(0));
@@ -311,7 +324,10 @@ struct Programs {
   }
 };
 
-template <class T>
+// kNear: stochastic rounding to nearness on eight lanes, program 7 in place of program 5
+// (elementary functions: the CPU rounds their samples stochastically from a wider result, the
+// device perturbs libm's).
+template <class T, bool kNear = false>
 void check_programs(uint64_t seed) {
   std::array<int, cestac::kDeviceFlagKinds> met{};
   SeededEntropy e(seed, 0);
@@ -319,9 +335,10 @@ void check_programs(uint64_t seed) {
     std::vector<double> x(8 + e.below(24));
     const double shift = e.chance(0.5) ? e.log_uniform(1, 1e6) : 0;
     for (auto& v : x) v = static_cast<T>(shift + e.normal() * e.log_uniform(1e-3, 1e3));
-    const Programs program{x, static_cast<int>(i % 7)};
-    expect_same<T>(program, seed, static_cast<uint64_t>(i), "program " + std::to_string(i % 7),
-                   met);
+    const int which = kNear && i % 7 == 5 ? 7 : static_cast<int>(i % 7);
+    const Programs program{x, which};
+    expect_same<T, kNear>(program, seed, static_cast<uint64_t>(i),
+                          "program " + std::to_string(which), met);
   }
   using cestac::Kind;
   for (Kind k : {Kind::cancellation, Kind::unstable_multiplication, Kind::unstable_division,
@@ -332,6 +349,8 @@ void check_programs(uint64_t seed) {
 
 TEST(DStochHost, ProgramsAgreeWithTheCpuEngineDouble) { check_programs<double>(3); }
 TEST(DStochHost, ProgramsAgreeWithTheCpuEngineFloat) { check_programs<float>(4); }
+TEST(DStochHost, NearnessProgramsAgreeWithTheCpuEngineDouble) { check_programs<double, true>(7); }
+TEST(DStochHost, NearnessProgramsAgreeWithTheCpuEngineFloat) { check_programs<float, true>(8); }
 
 // exp takes a rounding pattern where the CPU's vector exp does: the streams stay in step, and the
 // samples bracket the exact value within the libm and vector-exp errors (not bit-identical: the

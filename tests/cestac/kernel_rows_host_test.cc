@@ -172,9 +172,10 @@ TEST(KernelRowsHost, VarianceDigitsCalibrateLikeTheCpuEngines) {
 
 // gpu_selftest's planted cancellation: sum f32 of {1, 1e8, -1e8} under DStoch (seed s, stream 0,
 // cancel_digits 4), one block of 32 threads, every thread with the stream the launch gives it.
-// With balanced rounding patterns the tested lanes of (1 - 1e8) never all round alike, so the
-// final + shows its noise at every seed (with independent directions it hid at 113 of 1000 seeds
-// with the former device draw, at 134 with independent bits from these streams).
+// Stochastic rounding to nearness (the device's default) uncollapses 1 + 1e8, so its lanes never
+// all round alike and the final + shows its noise at every seed, as balanced up-or-down patterns
+// did (with independent directions it hid at 113 of 1000 seeds with the former device draw, at
+// 134 with independent bits from these streams).
 TEST(KernelRowsHost, PlantedCancellationIsSeenAtEverySeed) {
   const float x[3] = {1, 1e8f, -1e8f};
   int seen = 0, no_digits = 0;

@@ -1,9 +1,14 @@
 // DStoch<T, L>: the CESTAC scalar on the device. L lanes (samples) of float or double, each
-// rounded up or down by the per-instruction directed-rounding intrinsics.
+// rounded stochastically to nearness (the default: round to nearest, the exact error by an
+// error-free transformation, cestac::detail::sr_choice per lane, then uncollapse, as the CPU
+// engine's lane-by-lane path) or, in a thread state made with Rounding::updown, up or down by the
+// per-instruction directed-rounding intrinsics.
 //
 // DStoch<T, 4> is the device twin of the CPU engine's default Stoch<T, 3>: the same four lanes,
-// the same balanced rounding patterns drawn the same way from the same kind of stream, the same
-// statistics and instability tests (the mean of lanes 0-2, the spread of all four: cestac_core.h,
+// the same stochastic rounding to nearness (drawn lane by lane from the stream: the CPU's
+// four-lane vector path draws from a pool instead), in up-or-down rounding the same balanced
+// patterns drawn the same way from the same kind of stream, the same statistics and instability
+// tests (the mean of lanes 0-2, the spread of all four: cestac_core.h,
 // cestac_stats.h; DStoch<T, L> for L != 4 mirrors Stoch<T, L>). Each thread's stream is keyed by
 // thread_key(launch key, linear thread id), so a launch replays bit for bit from its seed whatever
 // the scheduling; its state (stream, flags) lives in a per-thread slot of global memory
@@ -49,13 +54,16 @@ struct DThreadState {
   int32_t cancel_digits;  // k of the cancellation rule
   int32_t cancel_bits;    // exponent drop that sends a +/- to the cancellation test (L != 4)
   int32_t detect;         // instability detection on
+  int32_t nearness;       // 1: stochastic rounding to nearness (the default); 0: up or down
 };
 
 // The state of a thread whose stream is keyed by `key`, as cestac::Run sets up the CPU's.
-SF_HD DThreadState make_thread_state(uint64_t key, int cancel_digits, bool detect) {
+SF_HD DThreadState make_thread_state(uint64_t key, int cancel_digits, bool detect,
+                                     cestac::Rounding rounding = cestac::Rounding::nearness) {
   DThreadState st{};
   cestac::start_stream(st, key);
   st.flags = 0;
+  st.nearness = rounding == cestac::Rounding::nearness ? 1 : 0;
   st.cancel_digits = cancel_digits;
   st.cancel_bits = cestac::cancel_bits_for(cancel_digits);
   st.detect = detect ? 1 : 0;
@@ -116,8 +124,10 @@ inline DThreadState& dstate() { return t_host_dstoch_state; }
 // run: cestac::stream_key(seed, stream)); restores the previous state on exit.
 class HostThread {
  public:
-  explicit HostThread(uint64_t key, int cancel_digits = 4, bool detect = true) : saved_(dstate()) {
-    dstate() = make_thread_state(key, cancel_digits, detect);
+  explicit HostThread(uint64_t key, int cancel_digits = 4, bool detect = true,
+                      cestac::Rounding rounding = cestac::Rounding::nearness)
+      : saved_(dstate()) {
+    dstate() = make_thread_state(key, cancel_digits, detect, rounding);
   }
   ~HostThread() { dstate() = saved_; }
   HostThread(const HostThread&) = delete;
@@ -221,6 +231,14 @@ struct DStoch {
   // ---- arithmetic: rounding bit i set sends lane i toward -inf ---------------------------------
   friend SF_DEV_FN DStoch operator+(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
+    if (st.nearness) {
+      const DStoch r = nearness(st, [&](int i, T u) {
+        const T x = a.s[i], y = b.s[i], sum = cestac::fp::add(x, y);
+        return cestac::detail::sr_choice<T>(sum, two_sum_err(x, y, sum), T(1), u);
+      });
+      if (st.detect) r.check_sum_drop(a, b, st);
+      return r;
+    }
     const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
     for (int i = 0; i < L; ++i) r.s[i] = add_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
@@ -231,12 +249,7 @@ struct DStoch {
       if (st.detect) r.flag_sum(a, b, st);
     } else {
       r.settle(a, b, [](T x, T y) { return cestac::fp::add(x, y); });
-      if (st.detect) {
-        using cestac::detail::exponent_field;
-        const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
-        if ((ea > eb ? ea : eb) - exponent_field(r.s[0]) >= st.cancel_bits || !r.all_finite())
-          r.flag_sum(a, b, st);
-      }
+      if (st.detect) r.check_sum_drop(a, b, st);
     }
     return r;
   }
@@ -249,10 +262,17 @@ struct DStoch {
 
   friend SF_DEV_FN DStoch operator*(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
-    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    for (int i = 0; i < L; ++i) r.s[i] = mul_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
-    r.settle(a, b, [](T x, T y) { return cestac::fp::mul(x, y); });
+    if (st.nearness) {
+      r = nearness(st, [&](int i, T u) {
+        const T x = a.s[i], y = b.s[i], p = cestac::fp::mul(x, y);
+        return cestac::detail::sr_choice<T>(p, fma_rn(x, y, -p), T(1), u);
+      });
+    } else {
+      const uint32_t bits = cestac::rounding_bits(st, L);
+      for (int i = 0; i < L; ++i) r.s[i] = mul_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
+      r.settle(a, b, [](T x, T y) { return cestac::fp::mul(x, y); });
+    }
     if (st.detect) {
       // Both factors computational zeros and both noise, as on the CPU (a factor exactly 0 in
       // every sample makes the product exactly 0).
@@ -265,10 +285,19 @@ struct DStoch {
 
   friend SF_DEV_FN DStoch operator/(const DStoch& a, const DStoch& b) {
     DThreadState& st = dstate();
-    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    for (int i = 0; i < L; ++i) r.s[i] = div_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
-    r.settle(a, b, [](T x, T y) { return cestac::fp::div(x, y); });
+    if (st.nearness) {
+      // exact - q = rho / b, rho = a - q b exact.
+      r = nearness(st, [&](int i, T u) {
+        const T x = a.s[i], y = b.s[i], q = cestac::fp::div(x, y), rho = fma_rn(-q, y, x);
+        const bool negative = (cestac::to_bits(y) & cestac::FloatBits<T>::kSign) != 0;
+        return cestac::detail::sr_choice<T>(q, negative ? -rho : rho, fabs(y), u);
+      });
+    } else {
+      const uint32_t bits = cestac::rounding_bits(st, L);
+      for (int i = 0; i < L; ++i) r.s[i] = div_dir(a.s[i], b.s[i], !cestac::lane_bit(bits, i));
+      r.settle(a, b, [](T x, T y) { return cestac::fp::div(x, y); });
+    }
     if (st.detect) {
       if (b.zero()) st.flags |= cestac::kFlagUnstableDivision;
       if (!r.all_finite()) st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, kTested);
@@ -284,6 +313,20 @@ struct DStoch {
   // fma(a, b, c) = a b + c with one random rounding; overflow settled as for the other operations.
   friend SF_DEV_FN DStoch fma(const DStoch& a, const DStoch& b, const DStoch& c) {
     DThreadState& st = dstate();
+    if (st.nearness) {
+      // The error of RN(a b + c) from the exact product (p + pe) and 2Sum of p + c.
+      const DStoch r = nearness(st, [&](int i, T u) {
+        using cestac::fp::add;
+        using cestac::fp::sub;
+        const T x = a.s[i], y = b.s[i], z = c.s[i];
+        const T r0 = fma_rn(x, y, z), p = cestac::fp::mul(x, y), pe = fma_rn(x, y, -p);
+        const T t = add(p, z), te = two_sum_err(p, z, t);
+        return cestac::detail::sr_choice<T>(r0, add(sub(t, r0), add(te, pe)), T(1), u);
+      });
+      if (st.detect && !r.all_finite())
+        st.flags |= cestac::classify_nonfinite(r.s, a.s, b.s, kTested);
+      return r;
+    }
     const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
     for (int i = 0; i < L; ++i)
@@ -303,9 +346,17 @@ struct DStoch {
 
   friend SF_DEV_FN DStoch sqrt(const DStoch& a) {
     DThreadState& st = dstate();
-    const uint32_t bits = cestac::rounding_bits(st, L);
     DStoch r;
-    for (int i = 0; i < L; ++i) r.s[i] = sqrt_dir(a.s[i], !cestac::lane_bit(bits, i));
+    if (st.nearness) {
+      // exact - q = (a - q^2) / (sqrt(a) + q), about rho / 2q, rho = a - q^2 exact.
+      r = nearness(st, [&](int i, T u) {
+        const T x = a.s[i], q = sqrt_rn(x);
+        return cestac::detail::sr_choice<T>(q, fma_rn(-q, q, x), cestac::fp::add(q, q), u);
+      });
+    } else {
+      const uint32_t bits = cestac::rounding_bits(st, L);
+      for (int i = 0; i < L; ++i) r.s[i] = sqrt_dir(a.s[i], !cestac::lane_bit(bits, i));
+    }
     if (st.detect) {
       if (a.noisy_zero()) st.flags |= cestac::kFlagUnstableFunction;
       if (!r.all_finite())
@@ -387,6 +438,62 @@ struct DStoch {
   friend SF_DEV_FN bool operator!=(const DStoch& a, const DStoch& b) { return compare(a, b) != 0; }
 
  private:
+  // fma and sqrt of T in round to nearest, in T (not through double on the host).
+#if defined(__CUDACC__)
+  static SF_DEV T fma_rn(T x, T y, T z) { return fma(x, y, z); }
+  static SF_DEV T sqrt_rn(T x) { return sqrt(x); }
+#else
+  static T fma_rn(T x, T y, T z) { return std::fma(x, y, z); }
+  static T sqrt_rn(T x) { return std::sqrt(x); }
+#endif
+  // 2Sum's exact error of s = RN(a + b), every step through fp:: (no contraction).
+  static SF_DEV T two_sum_err(T a, T b, T s) {
+    using cestac::fp::add;
+    using cestac::fp::sub;
+    const T bb = sub(s, a);
+    return add(sub(a, sub(s, bb)), sub(b, bb));
+  }
+
+  // Stochastic rounding to nearness lane by lane, as the CPU's Stoch<T, L> off its four-lane
+  // vector path (stoch_nearness.h), with the same draws in the same order: `choice(i, u)` is lane
+  // i's sr_choice, u from 16 random bits; then uncollapse (every lane equal while some lane was
+  // inexact: the first inexact lane from a random one, 4 bits, takes its other neighbour).
+  template <class Choice>
+  static SF_DEV DStoch nearness(DThreadState& st, Choice choice) {
+    DStoch r;
+    T other[L];
+    bool inexact[L];
+    bool any = false;
+    for (int i = 0; i < L; ++i) {
+      const T u = static_cast<T>(cestac::detail::uniform16(cestac::random_bits(st, 16)));
+      const cestac::detail::SrChoice<T> c = choice(i, u);
+      r.s[i] = c.value;
+      other[i] = c.other;
+      inexact[i] = c.inexact;
+      any |= c.inexact;
+    }
+    if (any && cestac::detail::all_equal<L>(r.s)) {
+      const uint32_t j = cestac::random_bits(st, 4);
+      for (int k = 0; k < L; ++k) {
+        const int i = static_cast<int>((j + static_cast<uint32_t>(k)) % L);
+        if (inexact[i]) {
+          r.s[i] = other[i];
+          break;
+        }
+      }
+    }
+    return r;
+  }
+
+  // The cancellation test of a + or - (the CPU's check_add_fast): when the result's exponent
+  // dropped cancel_bits below the larger operand's, or a lane is not finite.
+  SF_DEV void check_sum_drop(const DStoch& a, const DStoch& b, DThreadState& st) const {
+    using cestac::detail::exponent_field;
+    const int ea = exponent_field(a.s[0]), eb = exponent_field(b.s[0]);
+    if ((ea > eb ? ea : eb) - exponent_field(s[0]) >= st.cancel_bits || !all_finite())
+      flag_sum(a, b, st);
+  }
+
   // Overflow settling (cestac::detail::settle_sample) of the lanes at overflow with finite
   // operands; `op` recomputes a lane in round to nearest.
   template <class Op>

@@ -280,6 +280,35 @@ struct Simd4 {
       return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), j);
     return out;
   }
+  // sr_round_uncollapsed's fast path alone, from the pool word x = 1 + (v + 1/2) (take_pool_word):
+  // right when every lane's r is finite, below the largest value and not a power of two. Cheaper
+  // (the lane j only where an uncollapse needs it, no branch to the other cases); the caller tests
+  // those cases on the result in one test with its own (fast_result_ok) and, when any holds, redoes
+  // the rounding by sr_round_uncollapsed, which gives the same result wherever this one is right.
+  static SF_ALWAYS_INLINE V sr_round_assume_normal(V r, V e, V x) {
+    const M rb = (M)r;
+    const V out = r + fma(x - T(1.5), abs((V)(rb + 1) - r), e);
+    if (movemask(r == __builtin_shufflevector(r, r, 1, 2, 3, 0)) == 0xF)
+      return uncollapse_equal_normal(out, rb, e, first_lane(x));
+    if (collapsed(out, e)) [[unlikely]]
+      return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), first_lane(x));
+    return out;
+  }
+  // The lane uncollapse tries first, from the pool word (take_uniforms): the two lowest bits of
+  // lane 0's k.
+  static SF_ALWAYS_INLINE uint32_t first_lane(V x) {
+    if constexpr (std::is_same_v<T, double>) {
+      return static_cast<uint32_t>(std::bit_cast<uint64_t>(x[0]) >> 35) & 3u;
+    } else {
+      return (std::bit_cast<uint32_t>(x[0]) >> 6) & 3u;
+    }
+  }
+  // What sr_round_assume_normal's result needs for the operation's fast path: in every lane, r is
+  // not a power of two (nor 0 or inf) and the result is below the largest finite value (not NaN).
+  static SF_ALWAYS_INLINE M assumed_normal_failed(V r, V out) {
+    constexpr I kMantissa = std::is_same_v<T, double> ? I(0x000FFFFFFFFFFFFFLL) : I(0x007FFFFF);
+    return (((M)r & kMantissa) == 0) | ~below_overflow(out);
+  }
   static V sr_round_sides_uncollapsed(V r, V e, V v, uint32_t j) {
     const V out = sr_round_sides(r, e, v);
     const M rb = (M)r;
@@ -455,26 +484,29 @@ inline void skip_uniforms(uint64_t n) {
 }
 // The uniforms v in (-1/2, 1/2) of the next four-lane operation of sample type T
 // (Simd4::sr_round), and the lane uncollapse tries first (the two lowest bits of lane 0's k).
+// The next four-lane operation's pool word x = 1 + u per lane (v = x - 3/2: take_uniforms).
 template <class T>
-SF_ALWAYS_INLINE typename Simd4<T>::V take_uniforms(HotState&, uint32_t& first_lane) {
+SF_ALWAYS_INLINE typename Simd4<T>::V take_pool_word() {
   using S4 = Simd4<T>;
   UniformPool& p = uniform_pool;
-  typename S4::V x;
   if constexpr (std::is_same_v<T, double>) {
     uint32_t i = p.next_d;
     if (i >= kUniformBlock) [[unlikely]]
       i = refill_uniforms<double>(p);
     p.next_d = i + 1;
-    x = S4::load(p.d[i]);
-    first_lane = static_cast<uint32_t>(std::bit_cast<uint64_t>(x[0]) >> 35) & 3u;
+    return S4::load(p.d[i]);
   } else {
     uint32_t i = p.next_f;
     if (i >= kUniformBlock) [[unlikely]]
       i = refill_uniforms<float>(p);
     p.next_f = i + 1;
-    x = S4::load(p.f[i]);
-    first_lane = (std::bit_cast<uint32_t>(x[0]) >> 6) & 3u;
+    return S4::load(p.f[i]);
   }
+}
+template <class T>
+SF_ALWAYS_INLINE typename Simd4<T>::V take_uniforms(HotState&, uint32_t& first_lane) {
+  const auto x = take_pool_word<T>();
+  first_lane = Simd4<T>::first_lane(x);
   return x - T(1.5);
 }
 
@@ -510,6 +542,13 @@ SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
 // The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
 // overflow, no exponent drop that may be a cancellation, no operand that may be a computational
 // zero; with detection off the cancellation ratio is 0 and only overflow is tested).
+// The cancellation part of add_fast_ok, as lane masks.
+template <class T>
+SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
+                                                   typename Simd4<T>::V vr, const HotState& ts) {
+  using S4 = Simd4<T>;
+  return S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * static_cast<T>(ts.cancel_ratio);
+}
 template <class T>
 SF_ALWAYS_INLINE bool add_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
                                   typename Simd4<T>::V vr, const HotState& ts) {

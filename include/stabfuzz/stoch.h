@@ -221,8 +221,8 @@ class Stoch {
     return r;
   }
 
-  SF_ALWAYS_INLINE Stoch& operator+=(const Stoch& b) { return *this = Nearness::acc(*this, b); }
-  SF_ALWAYS_INLINE Stoch& operator-=(const Stoch& b) { return *this = Nearness::acc(*this, -b); }
+  SF_ALWAYS_INLINE Stoch& operator+=(const Stoch& b) { return *this = *this + b; }
+  SF_ALWAYS_INLINE Stoch& operator-=(const Stoch& b) { return *this = *this - b; }
   SF_ALWAYS_INLINE Stoch& operator*=(const Stoch& b) { return *this = *this * b; }
   SF_ALWAYS_INLINE Stoch& operator/=(const Stoch& b) { return *this = *this / b; }
 

@@ -121,7 +121,7 @@ struct NearnessOps {
       // round4's rounding), an exponent drop that may be a cancellation (the checks).
       if (S4::movemask(S4::assumed_normal_failed(sum, vr) |
                        ~detail::add_ratio_ok<T>(va, vb, vr, ts))) [[unlikely]]
-        S4::store(r.s, add_redo(va, vb, sum, e, x));
+        S4::store(r.s, add_redo(va, vb, sum, e, x, vr));
       return r;
     } else {
       const S r = lanewise(ts, [&](int i) {
@@ -151,7 +151,7 @@ struct NearnessOps {
       S4::store(r.s, vr);
       if (S4::movemask(S4::assumed_normal_failed(p, vr)) ||
           (ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb))) [[unlikely]]
-        S4::store(r.s, mul_redo(va, vb, p, e, x));
+        S4::store(r.s, mul_redo(va, vb, p, e, x, vr));
       return r;
     } else {
       bool flushed = false;
@@ -185,7 +185,7 @@ struct NearnessOps {
       S4::store(r.s, vr);
       if (S4::movemask(S4::assumed_normal_failed(q, vr)) || (ts.detect && !S4::clearly_nonzero(vb)))
           [[unlikely]]
-        S4::store(r.s, div_redo(va, vb, q, e, x));
+        S4::store(r.s, div_redo(va, vb, q, e, x, vr));
       return r;
     } else {
       bool flushed = false;
@@ -281,26 +281,31 @@ struct NearnessOps {
   }
 
   // The slow paths of the SIMD operations (noinline, so that their return address is the
-  // operation's site): the rounding of r + e redone in full (round4's, from the same pool word x),
-  // then the fast path's tests and, where one fails, the checks.
-  static SV round_redo(SV r, SV e, SV x) {
+  // operation's site): the rounding of r + e as round4 gives it, from the same pool word x, then
+  // the fast path's tests and, where one fails, the checks. The fast path's result `fast` stands
+  // where its assumption held (r normal in every lane: the test failed on the result's overflow or
+  // on a possible cancellation); an exact operation below the overflow threshold (0, a power of
+  // two) is r itself, as sr_round_uncollapsed gives it, without its lane-by-lane comparisons.
+  static SV round_redo(SV r, SV e, SV x, SV fast) {
     using S4 = detail::Simd4<T>;
+    if (!S4::movemask(S4::assumed_normal_failed(r, r))) return fast;
+    if (S4::all((e == SV{}) & S4::below_overflow(r))) return r;
     return S4::sr_round_uncollapsed(r, e, x - T(1.5), S4::first_lane(x));
   }
-  static SF_SLOW_PATH SV add_redo(SV va, SV vb, SV r, SV e, SV x) {
-    const SV vr = round_redo(r, e, x);
+  static SF_SLOW_PATH SV add_redo(SV va, SV vb, SV r, SV e, SV x, SV fast) {
+    const SV vr = round_redo(r, e, x, fast);
     if (detail::add_fast_ok<T>(va, vb, vr, hot)) return vr;
     return SlowPaths<S>::add_at(va, vb, vr,
                                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   }
-  static SF_SLOW_PATH SV mul_redo(SV va, SV vb, SV r, SV e, SV x) {
-    const SV vr = round_redo(r, e, x);
+  static SF_SLOW_PATH SV mul_redo(SV va, SV vb, SV r, SV e, SV x, SV fast) {
+    const SV vr = round_redo(r, e, x, fast);
     if (detail::mul_fast_ok<T>(va, vb, vr, hot)) return vr;
     return SlowPaths<S>::mul_at(va, vb, vr,
                                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   }
-  static SF_SLOW_PATH SV div_redo(SV va, SV vb, SV r, SV e, SV x) {
-    const SV vr = round_redo(r, e, x);
+  static SF_SLOW_PATH SV div_redo(SV va, SV vb, SV r, SV e, SV x, SV fast) {
+    const SV vr = round_redo(r, e, x, fast);
     if (detail::div_fast_ok<T>(vb, vr, hot)) return vr;
     return SlowPaths<S>::div_at(va, vb, vr,
                                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)));

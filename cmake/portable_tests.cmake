@@ -14,7 +14,7 @@ add_executable(cestac_portable_test ${_portable_sources})
 target_compile_features(cestac_portable_test PRIVATE cxx_std_20)
 target_compile_options(cestac_portable_test PRIVATE -ffp-contract=off -fno-fast-math -Wall -Wextra
   -Wno-psabi $<$<CXX_COMPILER_ID:Clang>:-gline-tables-only> -gdwarf-4 -mno-avx -mno-avx2 -mno-fma
-  -ffile-prefix-map=${CMAKE_BINARY_DIR}=. -ffile-prefix-map=${CMAKE_SOURCE_DIR}/=)
+  -ffile-prefix-map=${CMAKE_SOURCE_DIR}/= -ffile-prefix-map=${CMAKE_BINARY_DIR}=.)
 if(STABFUZZ_SANITIZE)
   target_compile_options(cestac_portable_test PRIVATE -fsanitize=${STABFUZZ_SANITIZE}
                          -fno-omit-frame-pointer -fno-sanitize-recover=all)

@@ -32,7 +32,8 @@ TEST(NormalizationFamilies, DeclaredWithTheirParametersAndTolerances) {
   EXPECT_EQ(names, (std::vector<std::string>{"log_softmax", "cross_entropy", "layer_norm",
                                              "rms_norm", "batch_norm"}));
   // The one parameter each takes: eps for the norms, target for cross_entropy, none else.
-  for (const std::string& f : {"log_softmax", "cross_entropy", "layer_norm", "rms_norm"}) {
+  for (const char* name : {"log_softmax", "cross_entropy", "layer_norm", "rms_norm"}) {
+    const std::string f = name;
     const bool eps = f == "layer_norm" || f == "rms_norm", target = f == "cross_entropy";
     EXPECT_EQ(!norm_family(f).validate(one_row({1, 2}, {{"eps", 1e-3}})), eps) << f;
     EXPECT_EQ(!norm_family(f).validate(one_row({1, 2}, {{"target", 1}})), target) << f;

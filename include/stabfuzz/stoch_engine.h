@@ -283,7 +283,7 @@ struct Simd4 {
   // sr_round_uncollapsed's fast path alone, from the pool word x = 1 + (v + 1/2) (take_pool_word):
   // right when every lane's r is finite, below the largest value and not a power of two. Cheaper
   // (the lane j only where an uncollapse needs it, no branch to the other cases); the caller tests
-  // those cases on the result in one test with its own (fast_result_ok) and, when any holds, redoes
+  // those cases on the result (assumed_normal_failed) with its own and, when any holds, redoes
   // the rounding by sr_round_uncollapsed, which gives the same result wherever this one is right.
   static SF_ALWAYS_INLINE V sr_round_assume_normal(V r, V e, V x) {
     const M rb = (M)r;
@@ -482,8 +482,6 @@ inline void skip_uniforms(uint64_t n) {
     n -= take;
   }
 }
-// The uniforms v in (-1/2, 1/2) of the next four-lane operation of sample type T
-// (Simd4::sr_round), and the lane uncollapse tries first (the two lowest bits of lane 0's k).
 // The next four-lane operation's pool word x = 1 + u per lane (v = x - 3/2: take_uniforms).
 template <class T>
 SF_ALWAYS_INLINE typename Simd4<T>::V take_pool_word() {
@@ -503,6 +501,8 @@ SF_ALWAYS_INLINE typename Simd4<T>::V take_pool_word() {
     return S4::load(p.f[i]);
   }
 }
+// The uniforms v in (-1/2, 1/2) of the next four-lane operation of sample type T
+// (Simd4::sr_round), and the lane uncollapse tries first (the two lowest bits of lane 0's k).
 template <class T>
 SF_ALWAYS_INLINE typename Simd4<T>::V take_uniforms(HotState&, uint32_t& first_lane) {
   const auto x = take_pool_word<T>();
@@ -539,16 +539,17 @@ SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
   return static_cast<float>(r);
 }
 
-// The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
-// overflow, no exponent drop that may be a cancellation, no operand that may be a computational
-// zero; with detection off the cancellation ratio is 0 and only overflow is tested).
-// The cancellation part of add_fast_ok, as lane masks.
+// The cancellation part of add_fast_ok, as lane masks (the nearness + tests it with
+// Simd4::assumed_normal_failed in one test).
 template <class T>
 SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
                                                    typename Simd4<T>::V vr, const HotState& ts) {
   using S4 = Simd4<T>;
   return S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * static_cast<T>(ts.cancel_ratio);
 }
+// The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
+// overflow, no exponent drop that may be a cancellation, no operand that may be a computational
+// zero; with detection off the cancellation ratio is 0 and only overflow is tested).
 template <class T>
 SF_ALWAYS_INLINE bool add_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
                                   typename Simd4<T>::V vr, const HotState& ts) {

@@ -13,7 +13,7 @@ install(TARGETS stabfuzz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT s
 # The headers a plugin includes: the ABI, the plugin macros and the CESTAC scalar they run.
 # And stabfuzz::gtest's header, which runs the binary on a plugin from a GoogleTest test.
 set(_stabfuzz_plugin_headers cestac.h gtest.h lowp.h plugin.h plugin_abi.h stoch.h stoch_engine.h
-                              stoch_nearness.h stoch_slow_paths.h)
+                              stoch_nearness.h stoch_slow_paths.h stoch_vexp.h)
 list(TRANSFORM _stabfuzz_plugin_headers PREPEND ${CMAKE_SOURCE_DIR}/include/stabfuzz/)
 install(FILES ${_stabfuzz_plugin_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stabfuzz
         COMPONENT stabfuzz_dev)

@@ -1,5 +1,6 @@
-// The engine behind Stoch: SIMD kernels, the vector exp and the noinline slow paths that record
-// instabilities at their sites. Included by stabfuzz/stoch.h.
+// The engine behind Stoch: SIMD kernels, the uniforms of stochastic rounding and the noinline slow
+// paths that record instabilities at their sites (the vector exp: stoch_vexp.h). Included by
+// stabfuzz/stoch.h.
 #pragma once
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -15,6 +16,7 @@
 #include "stabfuzz/cestac.h"
 #include "stabfuzz/gpu/cestac_core.h"
 #include "stabfuzz/lowp.h"
+#include "stabfuzz/stoch_vexp.h"
 
 #define SF_ALWAYS_INLINE __attribute__((always_inline)) inline
 // The slow paths record __builtin_return_address(0): the address inside the operator code where
@@ -183,6 +185,19 @@ struct Simd4 {
     return (V)((gt & (M)a) | (~gt & (M)b));
 #endif
   }
+  // max(|a|, |b|) (either when one is NaN: only for tests that a NaN sends to the slow path
+  // anyway).
+  static SF_ALWAYS_INLINE V max_abs(V a, V b) {
+#if defined(__AVX512DQ__) && defined(__AVX512VL__)
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_range_pd((__m256d)a, (__m256d)b, 0xB);  // absolute max, sign cleared
+    } else {
+      return (V)_mm_range_ps((__m128)a, (__m128)b, 0xB);
+    }
+#else
+    return max(abs(a), abs(b));
+#endif
+  }
   // One bit per lane whose mask is set.
   static SF_ALWAYS_INLINE int movemask(M m) {
 #if defined(__AVX__)
@@ -273,9 +288,10 @@ struct Simd4 {
       return sr_round_sides_uncollapsed(r, e, v, j);
     // Every lane's r finite, below the largest value, not a power of two: its neighbours are
     // finite and a lane may move exactly when it is inexact.
-    const V out = r + fma(v, abs((V)(rb + 1) - r), e);
+    const V gap = abs((V)(rb + 1) - r);
+    const V out = r + fma(v, gap, e);
     if (movemask(r == __builtin_shufflevector(r, r, 1, 2, 3, 0)) == 0xF)
-      return uncollapse_equal_normal(out, rb, e, j);
+      return uncollapse_equal_normal(out, r, gap, e, j);
     if (collapsed(out, e)) [[unlikely]]
       return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), j);
     return out;
@@ -286,10 +302,13 @@ struct Simd4 {
   // those cases on the result (assumed_normal_failed) with its own and, when any holds, redoes
   // the rounding by sr_round_uncollapsed, which gives the same result wherever this one is right.
   static SF_ALWAYS_INLINE V sr_round_assume_normal(V r, V e, V x) {
+    const V gap = abs((V)((M)r + 1) - r);
+    return uncollapse_assume_normal(r + fma(x - T(1.5), gap, e), r, gap, e, x);
+  }
+  static SF_ALWAYS_INLINE V uncollapse_assume_normal(V out, V r, V gap, V e, V x) {
     const M rb = (M)r;
-    const V out = r + fma(x - T(1.5), abs((V)(rb + 1) - r), e);
     if (movemask(r == __builtin_shufflevector(r, r, 1, 2, 3, 0)) == 0xF)
-      return uncollapse_equal_normal(out, rb, e, first_lane(x));
+      return uncollapse_equal_normal(out, r, gap, e, first_lane(x));
     if (collapsed(out, e)) [[unlikely]]
       return uncollapse(out, rb, neighbour(rb, e), movable(rb, e), first_lane(x));
     return out;
@@ -330,23 +349,45 @@ struct Simd4 {
     return static_cast<uint32_t>(
         movemask((abs(num) > V{}) & ((rb & ~kSign) < kInfBits) & ((n & ~kSign) < kInfBits)));
   }
-  // Uncollapse without a branch on the draws, for lanes of equal r whose neighbours are finite
-  // (sr_round_uncollapsed's fast path): every lane of out is r or its neighbour n on the exact
-  // value's side, so the other one is out ^ r ^ n (bits); lane j moves when the lanes collapsed
-  // and it is inexact (when it is exact and another lane is not, the first inexact lane from j on
-  // moves, in uncollapse).
-  static SF_ALWAYS_INLINE V uncollapse_equal_normal(V out, M rb, V e, uint32_t j) {
-    const M inexact = abs(e) > V{};
-    const uint32_t mov = static_cast<uint32_t>(movemask(inexact));
+  // Uncollapse without a branch on the draws, for lanes of equal r (sr_round_uncollapsed's fast
+  // path: r normal, not a power of two, so its spacing `gap` is the same on both sides and the
+  // exact value's other neighbour is r + gap with e's sign): every lane of out is r or that
+  // neighbour n, so the other one is out ^ r ^ n (bits); lane j moves when the lanes collapsed and
+  // it is inexact. Lanes of mixed exactness (equal results of unequal operands: rare) go to
+  // uncollapse, where the first inexact lane from j on moves (lane j itself when it is inexact).
+  static SF_ALWAYS_INLINE V uncollapse_equal_normal(V out, V r, V gap, V e, uint32_t j) {
     const V rot = __builtin_shufflevector(out, out, 1, 2, 3, 0);
+    const V n = r + (V)((M)gap | ((M)e & kSign));
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    // The same with mask registers: the lanes to flip go straight to a masked xor.
+    __mmask8 inexact, unequal;
+    if constexpr (std::is_same_v<T, double>) {
+      inexact = _mm256_cmp_pd_mask((__m256d)e, __m256d{}, _CMP_NEQ_UQ);
+      unequal = _mm256_cmp_pd_mask((__m256d)out, (__m256d)rot, _CMP_NEQ_UQ);
+    } else {
+      inexact = _mm_cmp_ps_mask((__m128)e, __m128{}, _CMP_NEQ_UQ);
+      unequal = _mm_cmp_ps_mask((__m128)out, (__m128)rot, _CMP_NEQ_UQ);
+    }
+    const uint32_t mov = inexact, c = unequal == 0;
+    if (c & (((mov + 1) & 14u) != 0)) [[unlikely]]  // mov neither 0 nor every lane
+      return uncollapse(out, (M)r, (M)n, mov, j);
+    const __mmask8 flip = static_cast<__mmask8>(mov & (c << j));
+    if constexpr (std::is_same_v<T, double>) {
+      return (V)_mm256_mask_xor_pd((__m256d)out, flip, (__m256d)out, (__m256d)((M)r ^ (M)n));
+    } else {
+      return (V)_mm_mask_xor_ps((__m128)out, flip, (__m128)out, (__m128)((M)r ^ (M)n));
+    }
+#else
+    const M inexact = e != V{};  // e is finite where r is normal
+    const uint32_t mov = static_cast<uint32_t>(movemask(inexact));
     const uint32_t c = static_cast<uint32_t>(movemask(out == rot) == 0xF);
-    const M n = neighbour(rb, e);
-    if (c & ~(mov >> j) & (mov != 0)) [[unlikely]]
-      return uncollapse(out, rb, n, mov, j);
-    return (V)((M)out ^ ((rb ^ n) & inexact & lanes(c << j)));
+    if (c & (((mov + 1) & 14u) != 0)) [[unlikely]]  // mov neither 0 nor every lane
+      return uncollapse(out, (M)r, (M)n, mov, j);
+    return (V)((M)out ^ (((M)r ^ (M)n) & inexact & lanes(c << j)));
+#endif
   }
-  // The rare uncollapse: lane j cannot move; the first movable lane after it takes its other
-  // neighbour n (if none can, the result stays collapsed).
+  // The rare uncollapse: the first movable lane from j on takes its other neighbour n (if none
+  // can, the result stays collapsed).
   static V uncollapse(V out, M rb, M n, uint32_t movable, uint32_t j) {
     if (movable == 0) return out;
     const M ob = (M)out;
@@ -371,58 +412,6 @@ struct Simd4 {
     return (V)((move & stepped) | (~move & rb));
   }
 };
-
-#if defined(__AVX2__) && defined(__FMA__)
-// e^x of four doubles with |x| <= 708 as (hi + t) 2^k: x = k ln2 + r with |r| <= ln2/2
-// (Cody-Waite, FMA), e^r = 1 + r + r^2 P(r) with P the Taylor polynomial of degree 11 of
-// (e^r - 1 - r) / r^2 (truncation below 0.05 ulp), 1 + r kept as the exact pair hi + lo (exact in
-// any rounding mode: 1 - hi is exact by Sterbenz and the error of 1 + r is representable), and
-// t = lo + r^2 P. P by Estrin's scheme: four levels of independent FMAs instead of a chain of
-// thirteen (12 ns against 20 ns of latency per call here). The caller rounds hi + t: Stoch's exp
-// randomly, like any +, in the run's rounding mode (measured against MPFR on 1.6M arguments: the
-// exact value lies within 0.61 ulp of the interval between the downward and upward roundings of
-// that last addition); vexp4 in round to nearest (within one ulp: worst 0.76 ulp on |x| <= 0.35).
-inline constexpr double kVexpLimit = 708.0;
-struct Vexp4Parts {
-  __m256d hi, t, scale;  // e^x ~ (hi + t) * scale, scale = 2^k exactly
-};
-SF_ALWAYS_INLINE Vexp4Parts vexp4_parts(__m256d x) {
-  const __m256d log2e = _mm256_set1_pd(1.4426950408889634);
-  const __m256d ln2_hi = _mm256_set1_pd(6.93147180369123816490e-01);  // 32 significant bits
-  const __m256d ln2_lo = _mm256_set1_pd(1.90821492927058770002e-10);
-  const __m256d k =
-      _mm256_round_pd(_mm256_mul_pd(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256d r = _mm256_fnmadd_pd(k, ln2_hi, x);  // exact: k ln2_hi has at most 42 bits
-  r = _mm256_fnmadd_pd(k, ln2_lo, r);
-  const auto c = [](double v) { return _mm256_set1_pd(v); };
-  const __m256d r2 = _mm256_mul_pd(r, r), r4 = _mm256_mul_pd(r2, r2), r8 = _mm256_mul_pd(r4, r4);
-  // P(r) = sum_{i < 12} r^i / (i + 2)!: pairs, then pairs of pairs with r^2, r^4, r^8.
-  const __m256d p01 = _mm256_fmadd_pd(c(1.0 / 6), r, c(1.0 / 2));
-  const __m256d p23 = _mm256_fmadd_pd(c(1.0 / 120), r, c(1.0 / 24));
-  const __m256d p45 = _mm256_fmadd_pd(c(1.0 / 5040), r, c(1.0 / 720));
-  const __m256d p67 = _mm256_fmadd_pd(c(1.0 / 362880), r, c(1.0 / 40320));
-  const __m256d p89 = _mm256_fmadd_pd(c(1.0 / 39916800), r, c(1.0 / 3628800));
-  const __m256d pab = _mm256_fmadd_pd(c(1.0 / 6227020800.0), r, c(1.0 / 479001600));
-  const __m256d q0 = _mm256_fmadd_pd(p23, r2, p01);
-  const __m256d q1 = _mm256_fmadd_pd(p67, r2, p45);
-  const __m256d q2 = _mm256_fmadd_pd(pab, r2, p89);
-  const __m256d poly = _mm256_fmadd_pd(q2, r8, _mm256_fmadd_pd(q1, r4, q0));
-  const __m256d hi = _mm256_add_pd(c(1.0), r);
-  const __m256d lo = _mm256_add_pd(_mm256_sub_pd(c(1.0), hi), r);
-  // 2^k: k + 1.5 * 2^52 holds k in its low mantissa bits; add the bias and shift into place.
-  const __m256d magic = _mm256_set1_pd(0x1.8p52);
-  const __m256i ki =
-      _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(k, magic)), _mm256_castpd_si256(magic));
-  const __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(ki, _mm256_set1_epi64x(1023)), 52);
-  return {hi, _mm256_fmadd_pd(r2, poly, lo), _mm256_castsi256_pd(bits)};
-}
-// e^x rounded in the current mode (round to nearest: within one ulp).
-SF_ALWAYS_INLINE __m256d vexp4(__m256d x) {
-  const Vexp4Parts p = vexp4_parts(x);
-  return _mm256_mul_pd(_mm256_add_pd(p.hi, p.t), p.scale);
-}
-
-#endif  // __AVX2__ && __FMA__
 
 // ---- the uniforms of the four-lane nearness operations (cestac::UniformPool) -----------------
 using U64x4 = uint64_t __attribute__((vector_size(32)));
@@ -545,7 +534,7 @@ template <class T>
 SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
                                                    typename Simd4<T>::V vr, const HotState& ts) {
   using S4 = Simd4<T>;
-  return S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * static_cast<T>(ts.cancel_ratio);
+  return S4::abs(vr) >= S4::max_abs(va, vb) * static_cast<T>(ts.cancel_ratio);
 }
 // The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
 // overflow, no exponent drop that may be a cancellation, no operand that may be a computational

@@ -528,6 +528,22 @@ TEST(Stoch, EveryArithmeticOperationRoundsBothWays) {
   }
 }
 
+TEST(Stoch, AnInexactLaneOfAnEqualResultIsNeverLeftCollapsed) {
+  // x - 2 with lane 0 odd in its last bit and the others even: every lane rounds to the same r,
+  // only lane 0 inexactly (a tie). Where lane 0 stays on r the result would read as exact; the
+  // uncollapse moves it, as the only lane that may move, whichever lane it tries first.
+  const double odd = 0x1.e116206952653p-1, even = 0x1.e116206952654p-1;
+  const double r = even - 2;  // exact: -0x1.0f74efcb56cd6p+0
+  for (uint64_t stream = 0; stream < 64; ++stream) {
+    cestac::Run run(3, stream);
+    D x(even);
+    x.s[0] = odd;
+    const D y = x - D(2.0);
+    for (int i = 1; i < 4; ++i) ASSERT_EQ(y.s[i], r) << "stream " << stream;
+    ASSERT_EQ(y.s[0], directed('+', odd, -2).down) << "stream " << stream;  // away from r
+  }
+}
+
 TEST(Stoch, DigitsTrackTheTrueError) {
   // A float sum of 1000 terms: CESTAC's digit count is a 95% estimate of the true digits.
   int agree = 0;

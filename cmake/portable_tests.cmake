@@ -5,6 +5,7 @@
 set(_portable_sources
   ${CMAKE_SOURCE_DIR}/tests/cestac/stoch_test.cc
   ${CMAKE_SOURCE_DIR}/tests/cestac/rounding_test.cc
+  ${CMAKE_SOURCE_DIR}/tests/cestac/uncollapse_test.cc
   ${CMAKE_SOURCE_DIR}/tests/cestac/stoch_exp_test.cc
   ${CMAKE_SOURCE_DIR}/tests/cestac/cestac_core_test.cc
   ${CMAKE_SOURCE_DIR}/harness/cestac/monitor.cc

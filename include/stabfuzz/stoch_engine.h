@@ -221,8 +221,12 @@ struct Simd4 {
   // sample within |s0| / 8.1 of s0 (then max - min <= 2 max|s_i - s0| < |s0| / 4.05, the bound of
   // detail::clearly_nonzero), s0 != 0.
   static SF_ALWAYS_INLINE bool clearly_nonzero(V v) {
+    return movemask(not_clearly_nonzero(v)) == 0;
+  }
+  // The lanes that fail that test (all of them where s0 is 0 or NaN).
+  static SF_ALWAYS_INLINE M not_clearly_nonzero(V v) {
     const V s0 = V{v[0], v[0], v[0], v[0]};
-    return all(abs(v - s0) * T(8.1) < abs(s0));
+    return ~(abs(v - s0) * T(8.1) < abs(s0));
   }
   static SF_ALWAYS_INLINE V fma(V a, V b, V c) {
 #if defined(__FMA__)

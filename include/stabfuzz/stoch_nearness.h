@@ -149,8 +149,11 @@ struct NearnessOps {
       const auto vr = S4::sr_round_assume_normal(p, e, x);
       S r;
       S4::store(r.s, vr);
-      if (S4::movemask(S4::assumed_normal_failed(p, vr)) ||
-          (ts.detect && !S4::clearly_nonzero(va) && !S4::clearly_nonzero(vb))) [[unlikely]]
+      // The slow path when the rounding's assumption failed or, with detection on, both operands
+      // may be computational zeros; one branch in the common case (a clearly nonzero).
+      const auto failed = S4::assumed_normal_failed(p, vr);
+      if (S4::movemask(failed | S4::not_clearly_nonzero(va)) &&
+          (S4::movemask(failed) || (ts.detect && !S4::clearly_nonzero(vb)))) [[unlikely]]
         S4::store(r.s, mul_redo(va, vb, p, e, x, vr));
       return r;
     } else {
@@ -183,7 +186,8 @@ struct NearnessOps {
       const auto vr = S4::sr_round_assume_normal(q, e, x);
       S r;
       S4::store(r.s, vr);
-      if (S4::movemask(S4::assumed_normal_failed(q, vr)) || (ts.detect && !S4::clearly_nonzero(vb)))
+      const auto failed = S4::assumed_normal_failed(q, vr);  // as in mul, b alone
+      if (S4::movemask(failed | S4::not_clearly_nonzero(vb)) && (S4::movemask(failed) || ts.detect))
           [[unlikely]]
         S4::store(r.s, div_redo(va, vb, q, e, x, vr));
       return r;

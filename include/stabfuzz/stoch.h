@@ -2,18 +2,18 @@
 // randomly rounded at every operation; their spread gives the number of exact significant digits.
 //
 // Rounding R (cestac_core.h): by default stochastic rounding to nearness. The run computes in round
-// to nearest; each operation's exact error (2Sum, an fma for x, /, sqrt) decides, per lane, whether
-// the sample moves to the exact value's other neighbour, with probability |error| / gap, so every
-// sample's expected value is the exact result. For float and double one operation is a few vector
-// instructions over all samples. An inexact operation never leaves every lane equal (uncollapse).
-// Rounding::updown is CADNA's up-or-down rounding (two lanes each way), in a run switched to round
-// toward +inf (a Run whose Config says updown), where each sample is rounded up or, through
-// -RU(-x) = RD(x) by flipping signs, down: cheaper, biased on repeated rounded-off fractions, kept
-// to measure against. libm, BLAS and MPFR always run in round to nearest (NearestScope). f16/bf16
-// samples are computed in double and rounded to the format by a rounding-mode-independent routine.
-// Elementary functions of float/f16/bf16 samples are evaluated in double, which decides the side
-// of the exact value; libm's double results are perturbed at random. Build with
-// -ffp-contract=off and never -ffast-math.
+// to nearest; each operation's exact error (Fast2Sum or 2Sum, an fma for x, /, sqrt) decides, per
+// lane, whether the sample moves to the exact value's other neighbour, with probability |error| /
+// gap, so every sample's expected value is the exact result. For float and double one operation is
+// a few vector instructions over all samples. An inexact operation never leaves every lane equal
+// (uncollapse). Rounding::updown is CADNA's up-or-down rounding (two lanes each way), in a run
+// switched to round toward +inf (a Run whose Config says updown), where each sample is rounded up
+// or, through -RU(-x) = RD(x) by flipping signs, down: cheaper, biased on repeated rounded-off
+// fractions, kept to measure against. libm, BLAS and MPFR always run in round to nearest
+// (NearestScope). f16/bf16 samples are computed in double and rounded to the format by a
+// rounding-mode-independent routine. Elementary functions of float/f16/bf16 samples are evaluated
+// in double, which decides the side of the exact value; libm's double results are perturbed at
+// random. Build with -ffp-contract=off and never -ffast-math.
 //
 // Operator code needs no change beyond being a template over its scalar type: operations are
 // hidden friends found by ADL, so `using std::exp; exp(x)` works for float, double and Stoch.

@@ -198,6 +198,27 @@ struct Simd4 {
     return max(abs(a), abs(b));
 #endif
   }
+  // The exact error of s = RN(a + b) by Fast2Sum on the operands ordered by magnitude (three
+  // operations after a and b on the dependency chain where 2Sum takes five), and in `big` the
+  // operand of larger magnitude. Where s is finite the error is 2Sum's (its sign may differ where
+  // it is 0); where s overflows it may be inf where 2Sum's is NaN (no lane at inf ever moves).
+  static SF_ALWAYS_INLINE V add_err(V a, V b, V s, V& big) {
+#if defined(__AVX512DQ__) && defined(__AVX512VL__)
+    V small;  // vrange: absolute max (min), the chosen operand's sign; a tie gives one of each
+    if constexpr (std::is_same_v<T, double>) {
+      big = (V)_mm256_range_pd((__m256d)a, (__m256d)b, 0x7);
+      small = (V)_mm256_range_pd((__m256d)a, (__m256d)b, 0x6);
+    } else {
+      big = (V)_mm_range_ps((__m128)a, (__m128)b, 0x7);
+      small = (V)_mm_range_ps((__m128)a, (__m128)b, 0x6);
+    }
+#else
+    const M swap = abs(a) < abs(b);
+    big = (V)((swap & (M)b) | (~swap & (M)a));
+    const V small = (V)((swap & (M)a) | (~swap & (M)b));
+#endif
+    return small - (s - big);
+  }
   // One bit per lane whose mask is set.
   static SF_ALWAYS_INLINE int movemask(M m) {
 #if defined(__AVX__)
@@ -532,13 +553,14 @@ SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
   return static_cast<float>(r);
 }
 
-// The cancellation part of add_fast_ok, as lane masks (the nearness + tests it with
+// The cancellation pre-test of + as lane masks: |r| >= max(|a|, |b|) x the cancellation ratio,
+// `big` the operand of larger magnitude (the nearness + tests it with
 // Simd4::assumed_normal_failed in one test).
 template <class T>
-SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
+SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V big,
                                                    typename Simd4<T>::V vr, const HotState& ts) {
   using S4 = Simd4<T>;
-  return S4::abs(vr) >= S4::max_abs(va, vb) * static_cast<T>(ts.cancel_ratio);
+  return S4::abs(vr) >= S4::abs(big) * static_cast<T>(ts.cancel_ratio);
 }
 // The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
 // overflow, no exponent drop that may be a cancellation, no operand that may be a computational
@@ -546,10 +568,8 @@ SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V va, type
 template <class T>
 SF_ALWAYS_INLINE bool add_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,
                                   typename Simd4<T>::V vr, const HotState& ts) {
-  using S4 = Simd4<T>;
-  const T ratio = static_cast<T>(ts.cancel_ratio);
-  return S4::all(S4::below_overflow(vr) &
-                 (S4::abs(vr) >= S4::max(S4::abs(va), S4::abs(vb)) * ratio));
+  using S4 = Simd4<T>;  // a NaN operand fails below_overflow(vr) whatever max_abs gives
+  return S4::all(S4::below_overflow(vr) & add_ratio_ok<T>(S4::max_abs(va, vb), vr, ts));
 }
 template <class T>
 SF_ALWAYS_INLINE bool mul_fast_ok(typename Simd4<T>::V va, typename Simd4<T>::V vb,

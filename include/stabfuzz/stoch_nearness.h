@@ -107,20 +107,19 @@ struct NearnessOps {
       using S4 = detail::Simd4<T>;
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto sum = va + vb;
-      // 2Sum: the exact error in six additions, no comparison or blend on the dependency chain
-      // (shorter than Fast2Sum on operands ordered by magnitude; Fast2Sum behind a branch on
-      // |a| >= |b| in a += b cut a running sum by 2 % and cost the attention and MLP rows 15-25 %
-      // in mispredictions: their accumulators are often smaller than the next term).
-      const auto bb = sum - va;
-      const auto e = (va - (sum - bb)) + (vb - bb);
+      // The exact error by Fast2Sum on the operands ordered without a branch (Simd4::add_err):
+      // two operations less than 2Sum on a running sum's chain (a branch on |a| >= |b| instead
+      // cost the attention and MLP rows 15-25 % in mispredictions).
+      typename S4::V big;
+      const auto e = S4::add_err(va, vb, sum, big);
       const auto x = detail::take_pool_word<T>();
       const auto vr = S4::sr_round_assume_normal(sum, e, x);
       S r;
       S4::store(r.s, vr);
       // One test for every rare case: a power of two, 0 or a sample at overflow (redone with
       // round4's rounding), an exponent drop that may be a cancellation (the checks).
-      if (S4::movemask(S4::assumed_normal_failed(sum, vr) |
-                       ~detail::add_ratio_ok<T>(va, vb, vr, ts))) [[unlikely]]
+      if (S4::movemask(S4::assumed_normal_failed(sum, vr) | ~detail::add_ratio_ok<T>(big, vr, ts)))
+          [[unlikely]]
         S4::store(r.s, add_redo(va, vb, sum, e, x, vr));
       return r;
     } else {

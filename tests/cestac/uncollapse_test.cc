@@ -118,5 +118,61 @@ void check(uint64_t seed, int cases) {
 TEST(Uncollapse, FourLanesAgreeWithTheLaneByLaneDefinitionInDouble) { check<double>(1, 200000); }
 TEST(Uncollapse, FourLanesAgreeWithTheLaneByLaneDefinitionInFloat) { check<float>(2, 200000); }
 
+// Simd4::add_err (Fast2Sum on operands ordered by magnitude) against the 2Sum of the definition:
+// the same error, bit for bit, wherever the sum is finite and the error nonzero (a zero error may
+// differ in sign), and `big` the operand of larger magnitude. Operands of every exponent, equal
+// magnitudes of either sign (where an ordering that picks one operand twice gives 2a), zeros and
+// subnormals.
+template <class T>
+void check_add_err(uint64_t seed, int cases) {
+  using I = typename S4<T>::I;
+  std::mt19937_64 g(seed);
+  constexpr int kMaxExp = std::numeric_limits<T>::max_exponent;
+  auto draw = [&]() {
+    T v;
+    switch (g() % 5) {
+      case 0:  // any bit pattern
+        v = std::bit_cast<T>(static_cast<I>(g()));
+        break;
+      case 1:  // small integers, zeros included
+        v = static_cast<T>(static_cast<int>(g() % 7) - 3);
+        break;
+      default:  // a random significand at any exponent
+        v = static_cast<T>(std::ldexp(static_cast<double>(g() >> 11) * 0x1p-53,
+                                      static_cast<int>(g() % (2 * kMaxExp + 60)) - kMaxExp - 60));
+    }
+    return (g() & 1) ? -v : v;
+  };
+  int ties = 0, checked = 0;
+  for (int c = 0; c < cases; ++c) {
+    V<T> a, b;
+    for (int i = 0; i < 4; ++i) {
+      a[i] = draw();
+      b[i] = g() % 5 == 0 ? ((g() & 1) ? -a[i] : a[i]) : draw();
+    }
+    const V<T> s = a + b;
+    V<T> big;
+    const V<T> e = S4<T>::add_err(a, b, s, big);
+    for (int i = 0; i < 4; ++i) {
+      if (!std::isfinite(s[i])) continue;
+      const T bb = s[i] - a[i], want = (a[i] - (s[i] - bb)) + (b[i] - bb);
+      if (want == 0) {
+        ASSERT_EQ(e[i], 0) << "a " << a[i] << " b " << b[i];
+      } else {
+        ASSERT_EQ(std::bit_cast<I>(e[i]), std::bit_cast<I>(want)) << "a " << a[i] << " b " << b[i];
+      }
+      ASSERT_EQ(std::fabs(big[i]), std::fmax(std::fabs(a[i]), std::fabs(b[i])));
+      ASSERT_TRUE(big[i] == a[i] || big[i] == b[i]);
+      ++checked;
+      ties += std::fabs(a[i]) == std::fabs(b[i]) && a[i] != 0;
+    }
+  }
+  EXPECT_GT(checked, cases * 2);
+  EXPECT_GT(ties, cases / 10);
+}
+
+TEST(AddErr, FastTwoSumOnOrderedOperandsIsTwoSumInDouble) { check_add_err<double>(3, 500000); }
+TEST(AddErr, FastTwoSumOnOrderedOperandsIsTwoSumInFloat) { check_add_err<float>(4, 500000); }
+
 }  // namespace
 }  // namespace stabfuzz

@@ -198,13 +198,15 @@ struct Simd4 {
     return max(abs(a), abs(b));
 #endif
   }
-  // The exact error of s = RN(a + b) by Fast2Sum on the operands ordered by magnitude (three
-  // operations after a and b on the dependency chain where 2Sum takes five), and in `big` the
-  // operand of larger magnitude. Where s is finite the error is 2Sum's (its sign may differ where
-  // it is 0); where s overflows it may be inf where 2Sum's is NaN (no lane at inf ever moves).
-  static SF_ALWAYS_INLINE V add_err(V a, V b, V s, V& big) {
+  // The exact error of s = RN(a + b), and in `mag` max(|a|, |b|) (the cancellation pre-test's).
+  // With AVX-512 DQ, Fast2Sum on the operands ordered by `vrangepd` (absolute max and min, each
+  // keeping its operand's sign; a tie gives one of each): two dependent operations after s where
+  // 2Sum takes four. Where s is finite its error is 2Sum's (the sign of a 0 error may differ);
+  // where s overflows it may be inf where 2Sum's is NaN (no lane at inf ever moves). Elsewhere
+  // 2Sum: ordering by a compare and blends made the user-code suite 9 % slower under AVX2.
+  static SF_ALWAYS_INLINE V add_err(V a, V b, V s, V& mag) {
 #if defined(__AVX512DQ__) && defined(__AVX512VL__)
-    V small;  // vrange: absolute max (min), the chosen operand's sign; a tie gives one of each
+    V big, small;
     if constexpr (std::is_same_v<T, double>) {
       big = (V)_mm256_range_pd((__m256d)a, (__m256d)b, 0x7);
       small = (V)_mm256_range_pd((__m256d)a, (__m256d)b, 0x6);
@@ -212,12 +214,13 @@ struct Simd4 {
       big = (V)_mm_range_ps((__m128)a, (__m128)b, 0x7);
       small = (V)_mm_range_ps((__m128)a, (__m128)b, 0x6);
     }
-#else
-    const M swap = abs(a) < abs(b);
-    big = (V)((swap & (M)b) | (~swap & (M)a));
-    const V small = (V)((swap & (M)a) | (~swap & (M)b));
-#endif
+    mag = abs(big);
     return small - (s - big);
+#else
+    mag = max_abs(a, b);
+    const V bb = s - a;
+    return (a - (s - bb)) + (b - bb);
+#endif
   }
   // One bit per lane whose mask is set.
   static SF_ALWAYS_INLINE int movemask(M m) {
@@ -553,14 +556,13 @@ SF_ALWAYS_INLINE float random_round_format(double x, uint32_t up) {
   return static_cast<float>(r);
 }
 
-// The cancellation pre-test of + as lane masks: |r| >= max(|a|, |b|) x the cancellation ratio,
-// `big` the operand of larger magnitude (the nearness + tests it with
-// Simd4::assumed_normal_failed in one test).
+// The cancellation pre-test of + as lane masks: |r| >= max(|a|, |b|) (`mag`) x the cancellation
+// ratio (the nearness + tests it with Simd4::assumed_normal_failed in one test).
 template <class T>
-SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V big,
+SF_ALWAYS_INLINE typename Simd4<T>::M add_ratio_ok(typename Simd4<T>::V mag,
                                                    typename Simd4<T>::V vr, const HotState& ts) {
   using S4 = Simd4<T>;
-  return S4::abs(vr) >= S4::abs(big) * static_cast<T>(ts.cancel_ratio);
+  return S4::abs(vr) >= mag * static_cast<T>(ts.cancel_ratio);
 }
 // The fast paths' tests of Stoch's +, x and /: true when nothing needs the slow path (no sample at
 // overflow, no exponent drop that may be a cancellation, no operand that may be a computational

@@ -107,18 +107,17 @@ struct NearnessOps {
       using S4 = detail::Simd4<T>;
       const auto va = S4::load(a.s), vb = S4::load(b.s);
       const auto sum = va + vb;
-      // The exact error by Fast2Sum on the operands ordered without a branch (Simd4::add_err):
-      // two operations less than 2Sum on a running sum's chain (a branch on |a| >= |b| instead
-      // cost the attention and MLP rows 15-25 % in mispredictions).
-      typename S4::V big;
-      const auto e = S4::add_err(va, vb, sum, big);
+      // The exact error (Simd4::add_err: Fast2Sum ordered by vrangepd, or 2Sum; a branch on
+      // |a| >= |b| instead cost the attention and MLP rows 15-25 % in mispredictions).
+      typename S4::V mag;
+      const auto e = S4::add_err(va, vb, sum, mag);
       const auto x = detail::take_pool_word<T>();
       const auto vr = S4::sr_round_assume_normal(sum, e, x);
       S r;
       S4::store(r.s, vr);
       // One test for every rare case: a power of two, 0 or a sample at overflow (redone with
       // round4's rounding), an exponent drop that may be a cancellation (the checks).
-      if (S4::movemask(S4::assumed_normal_failed(sum, vr) | ~detail::add_ratio_ok<T>(big, vr, ts)))
+      if (S4::movemask(S4::assumed_normal_failed(sum, vr) | ~detail::add_ratio_ok<T>(mag, vr, ts)))
           [[unlikely]]
         S4::store(r.s, add_redo(va, vb, sum, e, x, vr));
       return r;

@@ -240,8 +240,9 @@ struct OnInput {
 };
 
 // `stabfuzz calibrate`'s subjects (harness/bench/calibrate.cc): the stable sum, variance and dot
-// product and the planted naive variance, on rows conditioned 1 to 1e12 (f64) or 1e7 (f32).
-template <class Op>
+// product and the planted naive variance, on rows conditioned 1 to 1e12 (f64) or 1e7 (f32). kNear:
+// in stochastic rounding to nearness on eight lanes, else up or down on four.
+template <class Op, bool kNear = false>
 std::array<int, cestac::kDeviceFlagKinds> check_calibration(const char* family, const char* name,
                                                             int per) {
   std::array<int, cestac::kDeviceFlagKinds> met{};
@@ -253,12 +254,12 @@ std::array<int, cestac::kDeviceFlagKinds> check_calibration(const char* family, 
       EXPECT_TRUE(in.has_value());
       if (!in) return met;
       const OnInput<Op> program{&*in};
-      const std::string what =
-          std::string(name) + " " + std::string(dtype_name(d)) + " case " + std::to_string(k);
+      const std::string what = std::string(name) + " " + std::string(dtype_name(d)) + " case " +
+                               std::to_string(k) + (kNear ? " (nearness)" : "");
       if (d == DType::f64)
-        expect_same<double>(program, 1, static_cast<uint64_t>(k), what, met);
+        expect_same<double, kNear>(program, 1, static_cast<uint64_t>(k), what, met);
       else
-        expect_same<float>(program, 1, static_cast<uint64_t>(k), what, met);
+        expect_same<float, kNear>(program, 1, static_cast<uint64_t>(k), what, met);
     }
   }
   return met;
@@ -278,6 +279,17 @@ TEST(DStochHost, CalibrationNaiveVarianceAgreesWithTheCpuEngine) {
   const auto met =
       check_calibration<injectors::VarianceNaive>("var", "var/injected/naive_one_pass", 60);
   EXPECT_GT(met_of(met, cestac::Kind::cancellation), 20);  // the planted one-pass formula
+}
+// The same subjects in stochastic rounding to nearness, the default of both engines, on the eight
+// lanes both round lane by lane from the same stream.
+TEST(DStochHost, NearnessCalibrationAgreesWithTheCpuEngine) {
+  const auto sums = check_calibration<targets::SumStable, true>("sum", "sum/cpu/stable", 60);
+  EXPECT_GT(met_of(sums, cestac::Kind::cancellation), 20);
+  check_calibration<targets::VarianceStable<false>, true>("var", "var/cpu/stable", 60);
+  check_calibration<targets::DotStable, true>("dot", "dot/cpu/stable", 60);
+  const auto naive =
+      check_calibration<injectors::VarianceNaive, true>("var", "var/injected/naive_one_pass", 60);
+  EXPECT_GT(met_of(naive, cestac::Kind::cancellation), 20);
 }
 
 // Small programs that meet every kind the device reports, and their clean twins.

@@ -453,6 +453,9 @@ class CalibrateCommand final : public Command {
     no_arguments("calibrate", inv.args.size());
     std::ostream& progress = progress_stream(quiet_);
     const uint64_t seed = seed_ != 0 ? seed_ : 1;
+    // Cases per implementation and dtype (or kernel): zero would print rates of nothing.
+    if (inv.given("runs") && (runs_ < 1 || runs_ > kMaxCalibrateRuns))
+      throw InputError("--runs must be between 1 and " + std::to_string(kMaxCalibrateRuns));
     if (blackbox_) return run_blackbox(progress, seed, inv.given("runs") ? runs_ : 10);
     if (suite_ == "broad") return run_broad(inv, progress);
     if (suite_ != "families") throw InputError("--suite: families or broad, not '" + suite_ + "'");
@@ -484,6 +487,7 @@ class CalibrateCommand final : public Command {
     return 0;
   }
 
+  static constexpr int64_t kMaxCalibrateRuns = 1000000;
   int64_t runs_ = 0;
   uint64_t seed_ = 0;
   std::string json_;
@@ -510,7 +514,6 @@ int CalibrateCommand::run_broad(const Invocation& inv, std::ostream& progress) c
   o.seeds = seeds_ == "tune" ? cs::kTuneSeeds : cs::kEvalSeeds;
   if (inv.given("seed")) o.seeds = {seed_};
   if (inv.given("runs")) o.cases = static_cast<int>(runs_);
-  if (o.cases < 1) throw InputError("--runs must be at least 1");
   o.kind = family_;
   if (auto d = flag::dtype_of(dtype_)) o.dtypes = {*d};
   progress << "stabfuzz calibrate --suite broad: " << variant->scalar

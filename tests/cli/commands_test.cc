@@ -54,5 +54,14 @@ TEST(CalibrateCommand, SuiteAndItsFlags) {
             "unknown --variant 'stoch9'");
 }
 
+TEST(CalibrateCommand, RunsMustBeAtLeastOneCase) {
+  const std::string want = "--runs must be between 1 and 1000000";
+  EXPECT_EQ(dispatch_error({"calibrate", "--runs", "0"}), want);
+  EXPECT_EQ(dispatch_error({"calibrate", "--runs", "-1"}), want);
+  EXPECT_EQ(dispatch_error({"calibrate", "--blackbox", "--runs", "0"}), want);
+  EXPECT_EQ(dispatch_error({"calibrate", "--suite", "broad", "--runs", "0"}), want);
+  EXPECT_EQ(dispatch_error({"calibrate", "--runs", "4294967297"}), want);
+}
+
 }  // namespace
 }  // namespace stabfuzz

@@ -350,8 +350,15 @@ int BenchCommand::run_monitor_suite() const {
 
 int BenchCommand::run(const Invocation& inv) {
   no_arguments("bench", inv.args.size());
+  if (!(budget_s_ >= 0) || !std::isfinite(budget_s_))
+    throw InputError("--budget-s must not be negative");
   if (suite_ == "user") return run_user_suite();
-  if (suite_ == "monitor") return run_monitor_suite();
+  if (suite_ == "monitor") {
+    for (const char* f : {"budget-s", "dtype"})
+      if (inv.given(f))
+        throw InputError(std::string("--") + f + " does not apply to --suite monitor");
+    return run_monitor_suite();
+  }
   if (suite_ != "engine")
     throw InputError("--suite: engine, user or monitor, not '" + suite_ + "'");
   if (dtype_ != "all") throw InputError("--dtype needs --suite user");

@@ -44,6 +44,17 @@ TEST(BenchCommand, SuiteAndDtype) {
   EXPECT_EQ(dispatch_error({"bench", "--suite", "other"}),
             "--suite: engine, user or monitor, not 'other'");
   EXPECT_EQ(dispatch_error({"bench", "--dtype", "f32"}), "--dtype needs --suite user");
+  EXPECT_EQ(dispatch_error({"bench", "--suite", "monitor", "--dtype", "f32"}),
+            "--dtype does not apply to --suite monitor");
+  EXPECT_EQ(dispatch_error({"bench", "--suite", "monitor", "--budget-s", "5"}),
+            "--budget-s does not apply to --suite monitor");
+}
+
+TEST(BenchCommand, BudgetMustNotBeNegative) {
+  EXPECT_EQ(dispatch_error({"bench", "--budget-s", "-1"}), "--budget-s must not be negative");
+  EXPECT_EQ(dispatch_error({"bench", "--suite", "user", "--budget-s", "-0.5"}),
+            "--budget-s must not be negative");
+  EXPECT_EQ(dispatch_error({"bench", "--budget-s", "nan"}), "--budget-s must not be negative");
 }
 
 TEST(CalibrateCommand, SuiteAndItsFlags) {

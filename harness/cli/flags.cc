@@ -2,6 +2,8 @@
 #include "harness/cli/flags.h"
 
 #include <chrono>
+#include <cmath>
+#include <string>
 
 #include "harness/pipeline/finding_kind.h"
 #include "stabfuzz/cestac.h"
@@ -77,8 +79,17 @@ void cancel_digits(Desc& d, int* v) {
              "CESTAC reports a cancellation when one + or - loses at least K exact digits");
 }
 
+void check_finite(const char* name, double v) {
+  if (!std::isfinite(v)) throw InputError(std::string("--") + name + " must be a finite number");
+}
+
 void shrink_evals(Desc& d, int64_t* v) {
-  value<int64_t>(d, "shrink-evals", v, 1000, "N", "evaluations one finding's shrinking may spend");
+  d.add_options()(
+      "shrink-evals",
+      po::value<int64_t>(v)->default_value(1000)->value_name("N")->notifier([](int64_t n) {
+        if (n < 0) throw InputError("--shrink-evals must not be negative");
+      }),
+      "evaluations one finding's shrinking may spend (0: no shrinking)");
 }
 
 void json(Desc& d, std::string* v) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "stabfuzz/dtype.h"
@@ -16,10 +17,23 @@ namespace stabfuzz::cli::flag {
 namespace po = boost::program_options;
 using Desc = po::options_description;
 
+// A floating-point flag's value must be finite (a NaN budget ran as no budget, an infinite one
+// never ended): InputError "--NAME must be a finite number" when it is not.
+void check_finite(const char* name, double v);
+
+// The value semantic of a flag of type T (floating point: checked finite when given).
+template <class T>
+po::typed_value<T>* typed(const char* name, T* v) {
+  po::typed_value<T>* t = po::value<T>(v);
+  if constexpr (std::is_floating_point_v<T>)
+    t->notifier([name](const T& x) { check_finite(name, static_cast<double>(x)); });
+  return t;
+}
+
 // A flag with a value and a default.
 template <class T>
 void value(Desc& d, const char* name, T* v, const T& def, const char* label, const char* help) {
-  d.add_options()(name, po::value<T>(v)->default_value(def)->value_name(label), help);
+  d.add_options()(name, typed<T>(name, v)->default_value(def)->value_name(label), help);
 }
 inline void value(Desc& d, const char* name, std::string* v, const char* def, const char* label,
                   const char* help) {
@@ -28,7 +42,7 @@ inline void value(Desc& d, const char* name, std::string* v, const char* def, co
 // A flag with a value and no default (help says what its absence means).
 template <class T>
 void value(Desc& d, const char* name, T* v, const char* label, const char* help) {
-  d.add_options()(name, po::value<T>(v)->value_name(label), help);
+  d.add_options()(name, typed<T>(name, v)->value_name(label), help);
 }
 // The default of flag `name` in `d` (as the command would use it when the flag is not given).
 template <class T>

@@ -54,7 +54,7 @@ TEST(BenchCommand, BudgetMustNotBeNegative) {
   EXPECT_EQ(dispatch_error({"bench", "--budget-s", "-1"}), "--budget-s must not be negative");
   EXPECT_EQ(dispatch_error({"bench", "--suite", "user", "--budget-s", "-0.5"}),
             "--budget-s must not be negative");
-  EXPECT_EQ(dispatch_error({"bench", "--budget-s", "nan"}), "--budget-s must not be negative");
+  EXPECT_EQ(dispatch_error({"bench", "--budget-s", "nan"}), "--budget-s must be a finite number");
 }
 
 TEST(CalibrateCommand, SuiteAndItsFlags) {

@@ -70,6 +70,38 @@ TEST(Flags, SeedIsAtMostTwoToThe53) {
   EXPECT_EQ(flag::default_of<uint64_t>(d, "seed"), 0u);
 }
 
+// A NaN budget ran as no budget and an infinite one never ended: every floating-point flag must be
+// finite. A negative shrink budget is refused (0: no shrinking).
+TEST(Flags, FloatingPointValuesAreFiniteShrinkEvalsNotNegative) {
+  double budget = 0, lr = 0;
+  int64_t evals = 0;
+  po::options_description d;
+  flag::value<double>(d, "budget-s", &budget, 0.0, "S", "seconds");
+  flag::value<double>(d, "lr", &lr, "X", "rate");
+  flag::shrink_evals(d, &evals);
+  parse(d, {"--budget-s", "2.5", "--lr", "1e-3", "--shrink-evals", "0"});
+  EXPECT_EQ(budget, 2.5);
+  EXPECT_EQ(lr, 1e-3);
+  EXPECT_EQ(evals, 0);
+  for (const char* v : {"nan", "inf", "-inf", "1e999"}) {
+    try {
+      parse(d, {"--budget-s", v});
+      FAIL() << v << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_STREQ(e.what(), "--budget-s must be a finite number") << v;
+    } catch (const po::error&) {
+      // boost rejects 1e999 itself (out of range): a one-line error too
+    }
+    EXPECT_THROW(parse(d, {"--lr", v}), std::exception) << v;
+  }
+  try {
+    parse(d, {"--shrink-evals", "-1"});
+    FAIL() << "-1 accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--shrink-evals must not be negative");
+  }
+}
+
 TEST(Flags, DefaultsAreTheDescriptions) {
   int64_t runs = 0, max_findings = 0, shrink = 0;
   int cancel = 0;

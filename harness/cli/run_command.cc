@@ -115,6 +115,7 @@ campaign::RunOptions RunCommand::run_options(const Invocation& inv) {
   ro.runs = (budget_s_ > 0 && !inv.given("runs")) ? 0 : runs_;
   ro.budget_s = budget_s_;
   ro.seed = flag::pick_seed(seed_);
+  if (inv.given("case") && case_ < 0) throw InputError("--case must not be negative");
   ro.only_case = case_;
   ro.max_findings = max_findings_;
   ro.shrink_evals = shrink_evals_;

@@ -111,6 +111,7 @@ TEST(RunCommand, BadValuesAreInputErrorsInProcess) {
   EXPECT_EQ(dispatch_error({}),
             "no --target given (a family, a library, a kind...; stabfuzz --list)");
   EXPECT_EQ(dispatch_error({"--target", "softmax", "--runs", "0"}), "--runs must be positive");
+  EXPECT_EQ(dispatch_error({"--target", "softmax", "--case", "-5"}), "--case must not be negative");
   EXPECT_EQ(dispatch_error({"--target", "softmax", "--budget-s", "-1"}),
             "--budget-s must not be negative");
   EXPECT_EQ(dispatch_error({"--target", "softmax", "--cancel-digits", "16"}),

@@ -88,6 +88,46 @@ class HostRow {
       });
     return reduce(p, [](const T& a, const T& b) { return b > a ? b : a; });
   }
+  // block_argmax: each thread the first largest of its chunk (skipping `skip`), then the tree,
+  // where an index replaces another when its value is larger, or not smaller and its index lower.
+  template <class F>
+  int argmax(int skip, F f) {
+    std::vector<T> bv(threads_, T(0));
+    std::vector<int> bi(threads_, -1);
+    for (int t = 0; t < threads_; ++t)
+      as_thread(t, [&] {
+        for (int j = lo(t); j < hi(t); ++j) {
+          if (j == skip) continue;
+          const T v = f(j);
+          if (bi[t] < 0 || v > bv[t]) bv[t] = v, bi[t] = j;
+        }
+      });
+    auto tree = [&](std::vector<T>& vals, std::vector<int>& idx, int base, int top) {
+      for (int off = top; off > 0; off /= 2) {
+        const std::vector<T> bvals = vals;
+        const std::vector<int> bidx = idx;
+        for (int lane = 0; lane < off; ++lane)
+          as_thread(base + lane, [&] {
+            T& av = vals[base + lane];
+            int& ai = idx[base + lane];
+            const T& ov = bvals[base + lane + off];
+            const int oi = bidx[base + lane + off];
+            if (oi >= 0 && (ai < 0 || ov > av || (!(av > ov) && oi < ai))) av = ov, ai = oi;
+          });
+      }
+    };
+    const int warps = threads_ / 32;
+    for (int w = 0; w < warps; ++w) tree(bv, bi, 32 * w, 16);
+    if (warps == 1) return bi[0];
+    std::vector<T> pv(32);
+    std::vector<int> pi(32);
+    for (int lane = 0; lane < 32; ++lane) {
+      pv[lane] = bv[32 * (lane < warps ? lane : 0)];
+      pi[lane] = lane < warps ? bi[32 * lane] : -1;
+    }
+    tree(pv, pi, 0, warps / 2);
+    return pi[0];
+  }
   void sync() {}
   template <class F>
   void leader(F f) {

@@ -1,7 +1,7 @@
 // CUDA reference kernels, each written once over its scalar type (float, double, DStoch<...>):
 // softmax, log_softmax, layer_norm, rms_norm, sum, var, tiled gemm, one-head attention. The row
-// math of layer_norm, rms_norm, sum and var is the CPU references' (targets/cuda/row_kernels.h,
-// host-compilable and tested against them on the CPU); this file gives it the block's reductions.
+// kernels' math is the CPU references' (targets/cuda/row_kernels.h, host-compilable and tested
+// against them on the CPU); this file gives it the block's reductions.
 //
 // Reductions err like the CPU references' pairwise sums: a row kernel runs one block per row,
 // B = clamp(2^ceil(log2(n/8)), 32, 512) threads (launch_plan.h row_block), each summing a
@@ -155,7 +155,8 @@ __device__ T pairwise_terms(int n, F term) {
 template <class T>
 struct DeviceRow {
   int n;
-  T* sh;  // >= 32 T of shared memory
+  T* sh;               // >= 32 T of shared memory
+  int* shi = nullptr;  // >= 32 int of shared memory (argmax)
   template <class F>
   __device__ void each(F f) {
     const Span sp = chunk_of(n);
@@ -168,6 +169,10 @@ struct DeviceRow {
   template <class F>
   __device__ T max(F f) {
     return block_max<T>(n, f, sh);
+  }
+  template <class F>
+  __device__ int argmax(int skip, F f) {
+    return block_argmax<T>(n, skip, f, sh, shi);
   }
   __device__ void sync() { __syncthreads(); }
   template <class F>
@@ -187,45 +192,28 @@ struct DeviceRow {
   x += static_cast<size_t>(blockIdx.x) * n;                     \
   const Span sp = chunk_of(n);
 
-// softmax: max shift, exp, sum, division.
+// softmax, log_softmax, layer_norm, rms_norm, sum, var: the CPU references' algorithms
+// (row_kernels.h).
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
+  (void)sp;
   y += static_cast<size_t>(blockIdx.x) * n;
-  const T m = block_max<T>(
-      n, [&](int j) { return T(x[j]); }, sh);
-  T p = T(0);
-  for (int j = sp.lo; j < sp.hi; ++j) {
-    const T e = exp(T(x[j]) - m);  // exponents <= 0: no overflow
-    y[j] = e;
-    p = j == sp.lo ? e : p + e;
-  }
-  const T s = block_reduce(p, Add{}, sh);  // >= 1
-  for (int j = sp.lo; j < sp.hi; ++j) y[j] = y[j] / s;
+  DeviceRow<T> row{n, sh};
+  softmax_row(row, x, y);
 }
 
-// log_softmax: y = (x - x_k) - log1p(sum_{j != k} e^(x_j - x_k)), the sum formed around the
-// second largest x_k2 (targets/cpu/normalization.h shifted_lse).
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     log_softmax_kernel(const scalar_of_t<T>* x, T* y, int n) {
   SF_ROW_SETUP(T)
+  (void)sp;
   y += static_cast<size_t>(blockIdx.x) * n;
-  auto xv = [&](int j) { return T(x[j]); };
-  const int k = block_argmax<T>(n, -1, xv, sh, shi);
-  T l = T(0);
-  if (n > 1) {
-    const int k2 = block_argmax<T>(n, k, xv, sh, shi);
-    const T u = block_sum<T>(
-        n, [&](int j) { return j == k ? T(0) : exp(T(x[j]) - T(x[k2])); }, sh);
-    const T t = exp((T(x[k2]) - T(x[k])) + log(u));
-    l = t < T(B(0x1p-60)) ? t : log1p(t);
-  }
-  for (int j = sp.lo; j < sp.hi; ++j) y[j] = (T(x[j]) - T(x[k])) - l;
+  DeviceRow<T> row{n, sh, shi};
+  log_softmax_row(row, x, y);
 }
 
-// layer_norm, rms_norm, sum, var: the CPU references' algorithms (row_kernels.h).
 template <class T>
 __global__ void __launch_bounds__(cuda::kRowMaxThreads, 1)
     layer_norm_kernel(const scalar_of_t<T>* x, T* y, int n, scalar_of_t<T> eps) {

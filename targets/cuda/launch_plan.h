@@ -14,7 +14,7 @@ namespace stabfuzz::cuda {
 
 // Threads per block each kernel is compiled for (__launch_bounds__ in kernels_device.cuh) and
 // launched with at most. Row kernels: 512, so that ptxas may give the DStoch instantiations up to
-// 128 registers (they use 56 to 90 on sm_90; 1024 threads would allow only 64). The native and
+// 128 registers (they use 48 to 86 on sm_90; 1024 threads would allow only 64). The native and
 // DStoch instantiations of a row kernel share one block size: the CESTAC run sums in the native
 // tree.
 inline constexpr int kRowMaxThreads = 512;

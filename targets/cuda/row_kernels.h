@@ -1,13 +1,15 @@
-// The per-row algorithms of the CUDA row kernels layer_norm, rms_norm, sum and var, written once
-// over the scalar type (float, double, DStoch) and over a Row: the block's collective steps.
-// They are the CPU references' algorithms (targets/cpu/normalization.h layer_norm_row and
-// scaled_normalize, targets/cpu/reductions.h SumStable and VarianceStable) with the block's
-// reductions in place of pairwise_sum.
+// The per-row algorithms of the CUDA row kernels softmax, log_softmax, layer_norm, rms_norm, sum
+// and var, written once over the scalar type (float, double, DStoch) and over a Row: the block's
+// collective steps. They are the CPU references' algorithms (targets/cpu/softmax.h SoftmaxStable,
+// targets/cpu/normalization.h shifted_lse, layer_norm_row and scaled_normalize,
+// targets/cpu/reductions.h SumStable and VarianceStable) with the block's reductions in place of
+// pairwise_sum.
 //
 // A Row offers n (the row length) and
 //   each(f)    f(j) for the calling thread's chunk of [0, n) (in order)
 //   sum(f)     sum_j f(j): each thread its chunk in order, then the block's tree
 //   max(f)     max_j f(j), likewise
+//   argmax(skip, f)  the index of the largest f(j), j != skip, the first on ties (-1: none)
 //   sync()     a barrier after each() wrote what other threads read (each(), sum() and max()
 //              visit the same chunks, so a thread that reads back only its own needs none)
 //   leader(f)  f() in thread 0 only
@@ -56,6 +58,35 @@ SF_ROW T scale_pow2(T v, long k) {
 template <class T>
 SF_ROW long pow2_exponent(const T& m) {
   return -static_cast<long>(ilogb(first_sample(m)));
+}
+
+// softmax: the maximum subtracted, exp, the sum (>= 1), a division (the CPU's SoftmaxStable).
+template <class T, class Row>
+SF_ROW void softmax_row(Row& row, const scalar_of_t<T>* x, T* y) {
+  const T m = row.max([&](int j) { return T(x[j]); });
+  const T s = row.sum([&](int j) {
+    y[j] = exp(T(x[j]) - m);  // exponents <= 0: no overflow
+    return y[j];
+  });
+  row.each([&](int j) { y[j] = y[j] / s; });
+}
+
+// log_softmax: y = (x - x_k) - log1p(t), t = sum_{j != k} e^(x_j - x_k) formed as
+// e^((x_k2 - x_k) + log u), u = sum_{j != k} e^(x_j - x_k2) around the second largest x_k2 (the
+// CPU's shifted_lse and log1p_nonneg).
+template <class T, class Row>
+SF_ROW void log_softmax_row(Row& row, const scalar_of_t<T>* x, T* y) {
+  using B = scalar_of_t<T>;
+  auto xv = [&](int j) { return T(x[j]); };
+  const int k = row.argmax(-1, xv);
+  T l = T(0);
+  if (row.n > 1) {
+    const int k2 = row.argmax(k, xv);
+    const T u = row.sum([&](int j) { return j == k ? T(0) : exp(T(x[j]) - T(x[k2])); });
+    const T t = exp((T(x[k2]) - T(x[k])) + log(u));
+    l = t < T(B(0x1p-60)) ? t : log1p(t);
+  }
+  row.each([&](int j) { y[j] = (T(x[j]) - T(x[k])) - l; });
 }
 
 // y = c / (S sqrt(mean((c/S)^2) + (eps/S)/S)), S = max(max|c|, sqrt eps); c in y, in place

@@ -1,13 +1,15 @@
 // The CUDA row kernels' algorithms (targets/cuda/row_kernels.h) run on the host through HostRow,
 // which replays a block's reductions in the device's order: against the CPU reference operators
-// they implement (same algorithm, other summation order), and, under DStoch, the GPU self-test's
-// planted cancellation replayed with the device's own streams at 1000 seeds. Runs without a GPU.
+// they implement (same algorithm, other summation order), and, under DStoch, their digit counts
+// against the MPFR oracle's and the GPU self-test's planted cancellation replayed with the device's
+// own streams at 1000 seeds. Runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "stabfuzz/op.h"
 #include "targets/cpu/normalization.h"
 #include "targets/cpu/reductions.h"
+#include "targets/cpu/softmax.h"
 #include "targets/cuda/host_row.h"
 
 namespace stabfuzz {
@@ -58,57 +61,57 @@ std::vector<double> row(Entropy& e, int n) {
 // here): VarianceDigitsCalibrateLikeTheCpuEngines does, under DStoch.
 constexpr double kTight = 0x1p-44;
 
-TEST(KernelRowsHost, SumIsTheCpuReferencesWithinRounding) {
-  SeededEntropy e(1, 0);
-  for (int i = 0; i < 400; ++i) {
-    const int n = 1 + static_cast<int>(e.below(6000));
+// f(e, x, r) for `rows` rows of min_n to min_n + 5999 values from row(), seeded by `seed`, each
+// with its HostRow<double> r.
+template <class F>
+void for_rows(uint64_t seed, int rows, int min_n, F f) {
+  SeededEntropy e(seed, 0);
+  for (int i = 0; i < rows; ++i) {
+    const int n = min_n + static_cast<int>(e.below(6000));
     const std::vector<double> x = row(e, n);
     HostRow<double> r(n);
+    f(e, x, r);
+  }
+}
+
+TEST(KernelRowsHost, SumIsTheCpuReferencesWithinRounding) {
+  for_rows(1, 400, 1, [](Entropy&, const std::vector<double>& x, HostRow<double>& r) {
     double y = 0;
     gpu::sum_row(r, x.data(), &y);
     double mag = 0;
     for (double v : x) mag += std::fabs(v);
-    EXPECT_LE(std::fabs(y - cpu<targets::SumStable>(x, 0, "unused")[0]), kTight * mag) << n;
-  }
+    EXPECT_LE(std::fabs(y - cpu<targets::SumStable>(x, 0, "unused")[0]), kTight * mag) << r.n;
+  });
 }
 
 TEST(KernelRowsHost, VarianceIsTheCpuReferencesWithinRounding) {
-  SeededEntropy e(2, 0);
-  for (int i = 0; i < 400; ++i) {
-    const int n = 2 + static_cast<int>(e.below(6000));
-    const std::vector<double> x = row(e, n);
+  for_rows(2, 400, 2, [](Entropy& e, const std::vector<double>& x, HostRow<double>& r) {
     const double unbiased = e.chance(0.5) ? 1 : 0;
-    HostRow<double> r(n);
-    std::vector<double> w(n);
+    std::vector<double> w(x.size());
     double y = 0;
     gpu::var_row(r, x.data(), w.data(), &y, unbiased);
     const double want = cpu<targets::VarianceStable<false>>(x, unbiased, "unbiased")[0];
     // Relative to the variance: the corrected two-pass errs by ~(log2 n + 8) u (1 + n u cond^2).
-    if (std::isinf(want)) {  // beyond the range (x ~ 1e190): both overflow
-      EXPECT_EQ(y, want) << n << " " << x[0];
-      continue;
-    }
-    EXPECT_LE(std::fabs(y - want), kTight * want) << n << " " << x[0];
-  }
+    if (std::isinf(want))  // beyond the range (x ~ 1e190): both overflow
+      EXPECT_EQ(y, want) << r.n << " " << x[0];
+    else
+      EXPECT_LE(std::fabs(y - want), kTight * want) << r.n << " " << x[0];
+  });
 }
 
 template <class Op, class Kernel>
 void check_normalization(uint64_t seed, const char* param, double eps, Kernel kernel) {
-  SeededEntropy e(seed, 0);
-  for (int i = 0; i < 300; ++i) {
-    const int n = 1 + static_cast<int>(e.below(6000));
-    const std::vector<double> x = row(e, n);
-    HostRow<double> r(n);
-    std::vector<double> y(n);
+  for_rows(seed, 300, 1, [&](Entropy&, const std::vector<double>& x, HostRow<double>& r) {
+    std::vector<double> y(x.size());
     kernel(r, x.data(), y.data(), eps);
     const std::vector<double> want = cpu<Op>(x, eps, param);
     double err = 0, top = 0;
-    for (int j = 0; j < n; ++j) {
+    for (size_t j = 0; j < x.size(); ++j) {
       err = std::max(err, std::fabs(y[j] - want[j]));
       top = std::max(top, std::fabs(want[j]));
     }
-    EXPECT_LE(err, kTight * std::max(top, 1.0)) << n << " " << x[0];
-  }
+    EXPECT_LE(err, kTight * std::max(top, 1.0)) << r.n << " " << x[0];
+  });
 }
 
 TEST(KernelRowsHost, LayerNormIsTheCpuReferencesWithinRounding) {
@@ -123,6 +126,113 @@ TEST(KernelRowsHost, RmsNormIsTheCpuReferencesWithinRounding) {
       4, "eps", 1e-6, [](HostRow<double>& r, const double* x, double* y, double eps) {
         gpu::rms_norm_row(r, x, y, eps);
       });
+}
+
+// log_softmax: y_j = (x_j - x_k) - l, where only l = log1p(t) (y_k = -l) depends on the sum's
+// order, so every output is compared within rounding of l: a kernel that lost l's digits (log(1 +
+// t) for a dominant logit, t below an ulp of 1) fails here.
+TEST(KernelRowsHost, LogSoftmaxIsTheCpuReferencesWithinRounding) {
+  for_rows(5, 300, 1, [](Entropy&, const std::vector<double>& x, HostRow<double>& r) {
+    std::vector<double> y(x.size());
+    gpu::log_softmax_row(r, x.data(), y.data());
+    const std::vector<double> want = cpu<targets::LogSoftmaxStable>(x, 0, "unused");
+    const double l = -*std::max_element(want.begin(), want.end());  // y_k = -l
+    for (size_t j = 0; j < x.size(); ++j)
+      ASSERT_LE(std::fabs(y[j] - want[j]), kTight * l + 0x1p-52 * std::fabs(want[j]) + 0x1p-1074)
+          << r.n << " " << j << " " << x[0];
+  });
+}
+
+// softmax's outputs are compared relatively: the exps are the same, only the sum's order differs.
+TEST(KernelRowsHost, SoftmaxIsTheCpuReferencesWithinRounding) {
+  for_rows(6, 300, 1, [](Entropy&, const std::vector<double>& x, HostRow<double>& r) {
+    std::vector<double> y(x.size()), want(x.size());
+    gpu::softmax_row(r, x.data(), y.data());
+    targets::SoftmaxStable::run(x.data(), want.data(), x.size());
+    for (size_t j = 0; j < x.size(); ++j)
+      ASSERT_LE(std::fabs(y[j] - want[j]), kTight * want[j] + 0x1p-1074) << r.n << " " << j;
+  });
+}
+
+// Under DStoch, on rows of 2 to 64 logits (spread 10^-3 to 10^1.5, shifted by up to 10^4, so that
+// x - max cancels): every output's digit count against the MPFR oracle's, next to the CPU
+// engine's (Stoch<T, 3>) on the same rows. Exact outputs of 0 are left out.
+struct DigitRates {
+  int outputs = 0, agree = 0, over = 0;
+  void add(double claim, double truth) {
+    ++outputs;
+    agree += std::fabs(claim - truth) <= 1;
+    over += claim > truth + 1;
+  }
+};
+template <class Kernel>
+void check_softmax_digits(const char* family, uint64_t seed, Kernel kernel) {
+  const Family* f = default_registry().find_family(family);
+  ASSERT_NE(f, nullptr);
+  const std::string cpu_id = std::string(family) + "/cpu/stable";
+  const Target* cpu_target = nullptr;
+  for (const auto& t : f->targets)
+    if (t.id == cpu_id) cpu_target = &t;
+  ASSERT_NE(cpu_target, nullptr) << cpu_id;
+  DigitRates dev, host;
+  for (DType d : {DType::f64, DType::f32}) {
+    SeededEntropy e(seed, static_cast<uint64_t>(d));
+    for (int k = 0; k < 150; ++k) {
+      const int n = 2 + static_cast<int>(e.below(63));
+      const double spread = std::pow(10.0, e.uniform(-3, 1.5));
+      const double shift = e.chance(0.5) ? std::pow(10.0, e.uniform(0, 4)) : 0;
+      std::vector<double> x(n);
+      for (auto& v : x) {
+        v = shift + spread * e.normal();
+        if (d == DType::f32) v = static_cast<float>(v);
+      }
+      Input in;
+      in.dtype = d;
+      in.args.push_back(Tensor{{static_cast<int64_t>(n)}, x});
+      const OracleResult o = f->oracle(in);
+      if (!o.decidable) continue;
+      auto run = [&](auto zero) {
+        using S = decltype(zero);
+        using B = gpu::scalar_of_t<S>;
+        const std::vector<B> xb(x.begin(), x.end());
+        std::vector<S> y(n);
+        {
+          HostRow<S> r(n, cestac::stream_key(seed, static_cast<uint64_t>(k)));
+          kernel(r, xb.data(), y.data());
+        }
+        CestacRequest req;
+        req.seed = seed;
+        req.stream = static_cast<uint64_t>(k);
+        const CestacOutput c = cpu_target->cestac(in, req);
+        for (int j = 0; j < n; ++j) {
+          if (o.exact[j] == 0 || !std::isfinite(o.exact[j])) continue;
+          dev.add(y[j].digits(), calibrate::true_digits(y[j].mean(), o.exact[j], d));
+          host.add(c.digits[j], calibrate::true_digits(c.mean[j], o.exact[j], d));
+        }
+      };
+      if (d == DType::f64)
+        run(gpu::DStoch<double, 4>(0.0));
+      else
+        run(gpu::DStoch<float, 4>(0.0f));
+    }
+  }
+  std::printf(
+      "%s kernel under DStoch: %d outputs, %d within one digit, %d overclaimed; the CPU "
+      "engine: %d within one digit, %d overclaimed\n",
+      family, dev.outputs, dev.agree, dev.over, host.agree, host.over);
+  EXPECT_GT(dev.outputs, 4000);
+  EXPECT_GE(dev.agree, 0.9 * dev.outputs) << dev.agree << " of " << dev.outputs;
+  EXPECT_LE(dev.over, 0.02 * dev.outputs) << dev.over << " of " << dev.outputs;
+}
+
+TEST(KernelRowsHost, SoftmaxDigitsCalibrateLikeTheCpuEngines) {
+  check_softmax_digits("softmax", 11,
+                       [](auto& r, const auto* x, auto* y) { gpu::softmax_row(r, x, y); });
+}
+
+TEST(KernelRowsHost, LogSoftmaxDigitsCalibrateLikeTheCpuEngines) {
+  check_softmax_digits("log_softmax", 12,
+                       [](auto& r, const auto* x, auto* y) { gpu::log_softmax_row(r, x, y); });
 }
 
 // A row kernel under DStoch (the device's default: stochastic rounding to nearness, four lanes),

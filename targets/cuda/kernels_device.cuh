@@ -120,37 +120,6 @@ __device__ int block_argmax(int n, int skip, F f, T* shv, int* shi) {
   return shi[0];
 }
 
-// Sums of chunks of 8 pushed in order, combined pairwise by a binary counter (at most 2^16 chunks).
-template <class T>
-struct PairwiseAcc {
-  T level[17];
-  unsigned count = 0;
-  __device__ void push(T v) {
-    unsigned c = count++;
-    int l = 0;
-    for (; c & 1u; c >>= 1, ++l) v = level[l] + v;
-    level[l] = v;
-  }
-  __device__ T result() const {
-    T r = T(0);
-    bool have = false;
-    for (int l = 0; l < 17; ++l)
-      if ((count >> l) & 1u) r = have ? level[l] + r : level[l], have = true;
-    return r;
-  }
-};
-// sum_{l < n} term(l): chunks of 8 in order, chunks pairwise.
-template <class T, class F>
-__device__ T pairwise_terms(int n, F term) {
-  PairwiseAcc<T> acc;
-  for (int c = 0; c < n; c += 8) {
-    T s = term(c);
-    for (int l = c + 1; l < c + 8 && l < n; ++l) s = s + term(l);
-    acc.push(s);
-  }
-  return acc.result();
-}
-
 // The block's collective steps for the row algorithms of row_kernels.h (its Row).
 template <class T>
 struct DeviceRow {
@@ -280,8 +249,8 @@ __global__ void __launch_bounds__(cuda::kGemmThreads, 1)
     }
     __syncthreads();
     const int len = k - c0 < kGemmChunk ? k - c0 : kGemmChunk;
-    T s = T(as[ty][0]) * T(bs[0][tx]);  // rounded products summed in order
-    for (int l = 1; l < len; ++l) s = s + T(as[ty][l]) * T(bs[l][tx]);
+    // rounded products summed in order, the chunks pairwise: pairwise_terms's arithmetic
+    const T s = ordered_sum<T>(len, [&](int l) { return T(as[ty][l]) * T(bs[l][tx]); });
     if (row < m && col < n) acc.push(s);
     __syncthreads();
   }

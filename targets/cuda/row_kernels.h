@@ -1,9 +1,9 @@
 // The per-row algorithms of the CUDA row kernels softmax, log_softmax, layer_norm, rms_norm, sum
-// and var, written once over the scalar type (float, double, DStoch) and over a Row: the block's
-// collective steps. They are the CPU references' algorithms (targets/cpu/softmax.h SoftmaxStable,
-// targets/cpu/normalization.h shifted_lse, layer_norm_row and scaled_normalize,
-// targets/cpu/reductions.h SumStable and VarianceStable) with the block's reductions in place of
-// pairwise_sum.
+// and var, and the dot product of gemm and attention (pairwise_terms), written once over the scalar
+// type (float, double, DStoch) and over a Row: the block's collective steps. They are the CPU
+// references' algorithms (targets/cpu/softmax.h SoftmaxStable, targets/cpu/normalization.h
+// shifted_lse, layer_norm_row and scaled_normalize, targets/cpu/reductions.h SumStable and
+// VarianceStable) with the block's reductions in place of pairwise_sum.
 //
 // A Row offers n (the row length) and
 //   each(f)    f(j) for the calling thread's chunk of [0, n) (in order)
@@ -58,6 +58,46 @@ SF_ROW T scale_pow2(T v, long k) {
 template <class T>
 SF_ROW long pow2_exponent(const T& m) {
   return -static_cast<long>(ilogb(first_sample(m)));
+}
+
+// term(0) + term(1) + ... + term(len - 1) in that order (len >= 1).
+template <class T, class F>
+SF_ROW T ordered_sum(int len, F term) {
+  T s = term(0);
+  for (int l = 1; l < len; ++l) s = s + term(l);
+  return s;
+}
+
+// Sums of chunks of 8 pushed in order, combined pairwise by a binary counter (at most 2^16 chunks).
+template <class T>
+struct PairwiseAcc {
+  T level[17];
+  unsigned count = 0;
+  SF_ROW void push(T v) {
+    unsigned c = count++;
+    int l = 0;
+    for (; c & 1u; c >>= 1, ++l) v = level[l] + v;
+    level[l] = v;
+  }
+  SF_ROW T result() const {
+    T r = T(0);
+    bool have = false;
+    for (int l = 0; l < 17; ++l)
+      if ((count >> l) & 1u) r = have ? level[l] + r : level[l], have = true;
+    return r;
+  }
+};
+// sum_{l < n} term(l): chunks of 8 in order, chunks pairwise (gemm's and attention's dots; the
+// gemm kernel runs the same arithmetic on its shared-memory tiles).
+template <class T, class F>
+SF_ROW T pairwise_terms(int n, F term) {
+  PairwiseAcc<T> acc;
+  for (int c = 0; c < n; c += 8) {
+    T s = term(c);  // ordered_sum's order, written out: the native kernels keep their registers
+    for (int l = c + 1; l < c + 8 && l < n; ++l) s = s + term(l);
+    acc.push(s);
+  }
+  return acc.result();
 }
 
 // softmax: the maximum subtracted, exp, the sum (>= 1), a division (the CPU's SoftmaxStable).

@@ -11,12 +11,14 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "harness/bench/calibrate.h"
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/op.h"
+#include "targets/cpu/linalg.h"
 #include "targets/cpu/normalization.h"
 #include "targets/cpu/reductions.h"
 #include "targets/cpu/softmax.h"
@@ -239,7 +241,7 @@ TEST(KernelRowsHost, LogSoftmaxDigitsCalibrateLikeTheCpuEngines) {
 // replayed on `stabfuzz calibrate`'s rows of `family` (condition 1 to 1e12, f64; to 1e7, f32; 150
 // each): its digit count against the digits the MPFR oracle gives, as the calibration judges the
 // CPU engine (`stabfuzz calibrate --seed 1`: 96.6% within one digit, 0.5% overclaimed). `kernel`
-// runs the row: kernel(row, x, &y).
+// runs the row: kernel(row, args, &y), args the input's tensors in the row's base type.
 struct KernelCalibration {
   int cases = 0, agree = 0, over = 0;
 };
@@ -260,16 +262,16 @@ KernelCalibration calibrate_kernel(const char* family, Kernel kernel) {
       const OracleResult o = f->oracle(*in);
       if (!o.decidable || o.exact.empty() || o.exact[0] == 0 || !std::isfinite(o.exact[0]))
         continue;
-      const std::vector<double>& x = in->args[0].values;
-      const int n = static_cast<int>(x.size());
+      const int n = static_cast<int>(in->args[0].values.size());
       double digits = 0, mean = 0;
       auto run = [&](auto zero) {
         using S = decltype(zero);
         using B = gpu::scalar_of_t<S>;
-        const std::vector<B> xb(x.begin(), x.end());
+        std::vector<std::vector<B>> args;
+        for (const auto& t : in->args) args.emplace_back(t.values.begin(), t.values.end());
         HostRow<S> r(n, cestac::stream_key(1, static_cast<uint64_t>(k)));
         S y;
-        kernel(r, xb.data(), &y);
+        kernel(r, args, &y);
         digits = y.digits();
         mean = y.mean();
       };
@@ -291,10 +293,10 @@ KernelCalibration calibrate_kernel(const char* family, Kernel kernel) {
 // var: 300 of 300 within one digit, none overclaimed. The former s2 - s1^2/n formulation claimed
 // digits it did not have on such rows.
 TEST(KernelRowsHost, VarianceDigitsCalibrateLikeTheCpuEngines) {
-  const KernelCalibration c = calibrate_kernel("var", [](auto& r, const auto* x, auto* y) {
+  const KernelCalibration c = calibrate_kernel("var", [](auto& r, const auto& args, auto* y) {
     using S = std::remove_pointer_t<decltype(y)>;
     std::vector<S> w(r.n);
-    gpu::var_row(r, x, w.data(), y, gpu::scalar_of_t<S>(0));
+    gpu::var_row(r, args[0].data(), w.data(), y, gpu::scalar_of_t<S>(0));
   });
   EXPECT_GT(c.cases, 250);
   EXPECT_GE(c.agree, 0.9 * c.cases) << c.agree << " of " << c.cases;
@@ -304,11 +306,61 @@ TEST(KernelRowsHost, VarianceDigitsCalibrateLikeTheCpuEngines) {
 // The sum kernel (chunks in order, then the block's tree) on calibrate's cancelling rows: 284 of
 // 300 within one digit, 1 overclaimed (the CPU engine's sum/cpu/stable at seed 1: 564 of 600, 5).
 TEST(KernelRowsHost, SumDigitsCalibrateLikeTheCpuEngines) {
-  const KernelCalibration c =
-      calibrate_kernel("sum", [](auto& r, const auto* x, auto* y) { gpu::sum_row(r, x, y); });
+  const KernelCalibration c = calibrate_kernel(
+      "sum", [](auto& r, const auto& args, auto* y) { gpu::sum_row(r, args[0].data(), y); });
   EXPECT_GT(c.cases, 250);
   EXPECT_GE(c.agree, 0.9 * c.cases) << c.agree << " of " << c.cases;
   EXPECT_LE(c.over, 0.02 * c.cases) << c.over << " of " << c.cases;
+}
+
+// gemm's and attention's dot product (pairwise_terms: chunks of 8 products in order, the chunks
+// pairwise; one device thread per output, so one stream) on calibrate's cancelling dot products:
+// 287 of 300 within one digit, none overclaimed (the CPU engine's dot/cpu/stable at seed 1: 578 of
+// 600, 2 overclaimed).
+TEST(KernelRowsHost, DotDigitsCalibrateLikeTheCpuEngines) {
+  const KernelCalibration c = calibrate_kernel("dot", [](auto&, const auto& args, auto* y) {
+    using S = std::remove_pointer_t<decltype(y)>;
+    const auto &a = args[0], &b = args[1];
+    *y = gpu::pairwise_terms<S>(static_cast<int>(a.size()),
+                                [&](int l) { return S(a[l]) * S(b[l]); });
+  });
+  EXPECT_GT(c.cases, 250);
+  EXPECT_GE(c.agree, 0.9 * c.cases) << c.agree << " of " << c.cases;
+  EXPECT_LE(c.over, 0.02 * c.cases) << c.over << " of " << c.cases;
+}
+
+// The gemm kernel's arithmetic (pairwise_terms over the k products of each output) against the CPU
+// reference gemm/cpu/stable (pairwise dots): within 2^-44 sum |a b| on shapes up to 40 x 3000 x 40.
+TEST(KernelRowsHost, GemmIsTheCpuReferencesWithinRounding) {
+  SeededEntropy e(7, 0);
+  for (int rep = 0; rep < 40; ++rep) {
+    const int m = 1 + static_cast<int>(e.below(40)), k = 1 + static_cast<int>(e.below(3000)),
+              n = 1 + static_cast<int>(e.below(40));
+    const double scale = std::pow(10.0, e.uniform(-100, 100));
+    Input in;
+    in.dtype = DType::f64;
+    for (auto [rows, cols] : {std::pair{m, k}, std::pair{k, n}}) {
+      std::vector<double> v(static_cast<size_t>(rows) * cols);
+      for (auto& x : v) x = scale * (e.chance(0.3) ? 1e3 : 1) * e.normal();
+      in.args.push_back(Tensor{{rows, cols}, v});
+    }
+    const std::vector<double>&a = in.args[0].values, &b = in.args[1].values;
+    OpArgs<double> args;
+    args.input = &in;
+    args.x = {a, b};
+    const std::vector<double> want = targets::GemmStable::run<double>(args);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        auto term = [&](int l) {
+          return a[static_cast<size_t>(i) * k + l] * b[static_cast<size_t>(l) * n + j];
+        };
+        const double y = gpu::pairwise_terms<double>(k, term);
+        double mag = 0;
+        for (int l = 0; l < k; ++l) mag += std::fabs(term(l));
+        ASSERT_LE(std::fabs(y - want[static_cast<size_t>(i) * n + j]), kTight * mag)
+            << m << "x" << k << "x" << n << " " << i << " " << j;
+      }
+  }
 }
 
 // gpu_selftest's planted cancellation: sum f32 of {1, 1e8, -1e8} under DStoch (seed s, stream 0,

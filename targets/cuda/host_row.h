@@ -1,8 +1,9 @@
 // HostRow<T>: one block of a CUDA row kernel replayed on the host (row_kernels.h's Row), so that
 // tests run the kernels' row algorithms without a GPU. B threads (blockDim.x, a power of two in
-// 32..512: the launch plan's row_block(n, kRowMaxThreads)) each take a contiguous chunk of
-// L = ceil(n/B) values in order; a reduction then combines the chunks' partials as block_reduce
-// does: a shuffle tree inside each warp of 32, then the warps' partials in warp 0.
+// 32..512: the launch plan's row_block(n, kRowMaxThreads), or a kernel's fixed block such as
+// attention's 128) each take a contiguous chunk of L = ceil(n/B) values in order (strided steps:
+// every B-th); a reduction then combines the chunks' partials as block_reduce does: a shuffle tree
+// inside each warp of 32, then the warps' partials in warp 0.
 //
 // For DStoch every thread draws from its own stream, keyed as the launch keys device thread t of
 // block 0: cestac::thread_key(launch key, t), and the reductions run each operation with the
@@ -32,8 +33,11 @@ class HostRow {
   // allow kRowMaxThreads on sm_90, their __launch_bounds__).
   static int plan_threads(int n) { return cuda::row_block(n, cuda::kRowMaxThreads); }
 
-  explicit HostRow(int n_, uint64_t launch_key = 0, int cancel_digits = 4, bool detect = true)
-      : n(n_), threads_(plan_threads(n_)) {
+  // threads: the block's size (0: the plan's for a row of n; attention's is
+  // cuda::kAttentionThreads).
+  explicit HostRow(int n_, uint64_t launch_key = 0, int cancel_digits = 4, bool detect = true,
+                   int threads = 0)
+      : n(n_), threads_(threads > 0 ? threads : plan_threads(n_)) {
     if constexpr (kStoch) {
       saved_ = dstate();
       for (int t = 0; t < threads_; ++t)
@@ -127,6 +131,13 @@ class HostRow {
     }
     tree(pv, pi, 0, warps / 2);
     return pi[0];
+  }
+  template <class F>
+  void strided(int count, F f) {
+    for (int t = 0; t < threads_; ++t)
+      as_thread(t, [&] {
+        for (int l = t; l < count; l += threads_) f(l);
+      });
   }
   void sync() {}
   template <class F>

@@ -143,6 +143,10 @@ struct DeviceRow {
   __device__ int argmax(int skip, F f) {
     return block_argmax<T>(n, skip, f, sh, shi);
   }
+  template <class F>
+  __device__ void strided(int count, F f) {
+    for (int l = static_cast<int>(threadIdx.x); l < count; l += static_cast<int>(blockDim.x)) f(l);
+  }
   __device__ void sync() { __syncthreads(); }
   template <class F>
   __device__ void leader(F f) {
@@ -257,35 +261,17 @@ __global__ void __launch_bounds__(cuda::kGemmThreads, 1)
   if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc.result();
 }
 
-// ---- attention: one block per query row
-// ---------------------------------------------------------- Scores (pairwise dot) * scale into e,
-// max shift, exp, z = sum e, O_ij = (sum_l e_l V_lj) / z.
+// ---- attention: one block per query row (row_kernels.h attention_row) ---------------------------
 template <class T>
 __global__ void __launch_bounds__(cuda::kAttentionThreads, 1)
     attention_kernel(const scalar_of_t<T>* q, const scalar_of_t<T>* kk, const scalar_of_t<T>* v,
                      T* o, T* e, int t, int d, int dv, scalar_of_t<T> scale, int causal) {
-  using B = scalar_of_t<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sh = reinterpret_cast<T*>(smem_raw);
   const int i = blockIdx.x, tl = causal ? i + 1 : t;
-  e += static_cast<size_t>(i) * t;
-  const B* qi = q + static_cast<size_t>(i) * d;
-  for (int l = threadIdx.x; l < tl; l += blockDim.x) {
-    const B* kl = kk + static_cast<size_t>(l) * d;
-    e[l] = pairwise_terms<T>(d, [&](int c) { return T(qi[c]) * T(kl[c]); }) * T(scale);
-  }
-  __syncthreads();
-  const T m = block_max<T>(
-      tl, [&](int l) { return e[l]; }, sh);
-  const Span sp = chunk_of(tl);
-  for (int l = sp.lo; l < sp.hi; ++l) e[l] = exp(e[l] - m);  // exponents <= 0
-  const T z = block_sum<T>(
-      tl, [&](int l) { return e[l]; }, sh);  // z >= 1; syncs: e visible
-  for (int j = threadIdx.x; j < dv; j += blockDim.x) {
-    const T num =
-        pairwise_terms<T>(tl, [&](int l) { return e[l] * T(v[static_cast<size_t>(l) * dv + j]); });
-    o[static_cast<size_t>(i) * dv + j] = num / z;
-  }
+  DeviceRow<T> row{tl, sh};
+  attention_row(row, q + static_cast<size_t>(i) * d, kk, v, o + static_cast<size_t>(i) * dv,
+                e + static_cast<size_t>(i) * t, d, dv, scale);
 }
 
 }  // namespace stabfuzz::gpu

@@ -1,5 +1,5 @@
 // The per-row algorithms of the CUDA row kernels softmax, log_softmax, layer_norm, rms_norm, sum
-// and var, and the dot product of gemm and attention (pairwise_terms), written once over the scalar
+// and var, attention's row, and gemm's dot product (pairwise_terms), written once over the scalar
 // type (float, double, DStoch) and over a Row: the block's collective steps. They are the CPU
 // references' algorithms (targets/cpu/softmax.h SoftmaxStable, targets/cpu/normalization.h
 // shifted_lse, layer_norm_row and scaled_normalize, targets/cpu/reductions.h SumStable and
@@ -10,6 +10,7 @@
 //   sum(f)     sum_j f(j): each thread its chunk in order, then the block's tree
 //   max(f)     max_j f(j), likewise
 //   argmax(skip, f)  the index of the largest f(j), j != skip, the first on ties (-1: none)
+//   strided(count, f)  f(l) for l = thread, thread + B, ... below count (B threads)
 //   sync()     a barrier after each() wrote what other threads read (each(), sum() and max()
 //              visit the same chunks, so a thread that reads back only its own needs none)
 //   leader(f)  f() in thread 0 only
@@ -98,6 +99,31 @@ SF_ROW T pairwise_terms(int n, F term) {
     acc.push(s);
   }
   return acc.result();
+}
+
+// attention for one query row q_i over the row's n keys (causal: i + 1, else t): scores
+// e_l = (q_i . k_l) scale by pairwise_terms, the maximum subtracted, exp, z = sum e (>= 1), and
+// o_ij = (sum_l e_l v_lj) / z, the weighted sum by pairwise_terms (the CPU's AttentionStable on
+// inputs whose scores and weighted sums stay finite: it rescales where they overflow). `e`: n
+// values of scratch.
+template <class T, class Row>
+SF_ROW void attention_row(Row& row, const scalar_of_t<T>* qi, const scalar_of_t<T>* kk,
+                          const scalar_of_t<T>* v, T* oi, T* e, int d, int dv,
+                          scalar_of_t<T> scale) {
+  row.strided(row.n, [&](int l) {
+    const scalar_of_t<T>* kl = kk + static_cast<size_t>(l) * d;
+    e[l] = pairwise_terms<T>(d, [&](int c) { return T(qi[c]) * T(kl[c]); }) * T(scale);
+  });
+  row.sync();
+  const T m = row.max([&](int l) { return e[l]; });
+  row.each([&](int l) { e[l] = exp(e[l] - m); });    // exponents <= 0
+  const T z = row.sum([&](int l) { return e[l]; });  // z >= 1
+  row.sync();
+  row.strided(dv, [&](int j) {
+    const T num = pairwise_terms<T>(
+        row.n, [&](int l) { return e[l] * T(v[static_cast<size_t>(l) * dv + j]); });
+    oi[j] = num / z;
+  });
 }
 
 // softmax: the maximum subtracted, exp, the sum (>= 1), a division (the CPU's SoftmaxStable).

@@ -18,6 +18,7 @@
 #include "stabfuzz/entropy.h"
 #include "stabfuzz/family.h"
 #include "stabfuzz/op.h"
+#include "stabfuzz/params.h"
 #include "targets/cpu/linalg.h"
 #include "targets/cpu/normalization.h"
 #include "targets/cpu/reductions.h"
@@ -361,6 +362,114 @@ TEST(KernelRowsHost, GemmIsTheCpuReferencesWithinRounding) {
             << m << "x" << k << "x" << n << " " << i << " " << j;
       }
   }
+}
+
+// Attention inputs: Q [s, d], K [t, d], V [t, dv] normal, V shifted by up to 10^3 and spread 10^-3
+// to 1, so that the weighted sums cancel; causal half the time (s = t).
+Input attention_input(Entropy& e, DType d) {
+  const int s = 1 + static_cast<int>(e.below(6)), hd = 1 + static_cast<int>(e.below(64)),
+            dv = 1 + static_cast<int>(e.below(8));
+  const bool causal = e.chance(0.5);
+  const int t = causal ? s : 1 + static_cast<int>(e.below(300));
+  const double shift = e.chance(0.5) ? std::pow(10.0, e.uniform(0, 3)) : 0,
+               spread = std::pow(10.0, e.uniform(-3, 0));
+  auto values = [&](size_t count, double sh, double sp) {
+    std::vector<double> v(count);
+    for (auto& x : v) {
+      x = sh + sp * e.normal();
+      if (d == DType::f32) x = static_cast<float>(x);
+    }
+    return v;
+  };
+  Input in;
+  in.dtype = d;
+  in.args.push_back(Tensor{{s, hd}, values(static_cast<size_t>(s) * hd, 0, 1)});
+  in.args.push_back(Tensor{{t, hd}, values(static_cast<size_t>(t) * hd, 0, 1)});
+  in.args.push_back(Tensor{{t, dv}, values(static_cast<size_t>(t) * dv, shift, spread)});
+  in.set_param("causal", causal ? 1 : 0);
+  return in;
+}
+
+// attention_row for every query row of `in` over the scalar S (query row i keyed as stream i).
+template <class S>
+std::vector<S> attention_rows(const Input& in, uint64_t seed) {
+  using B = gpu::scalar_of_t<S>;
+  std::vector<std::vector<B>> x;
+  for (const auto& t : in.args) x.emplace_back(t.values.begin(), t.values.end());
+  const int s = static_cast<int>(in.args[0].shape[0]), d = static_cast<int>(in.args[0].shape[1]),
+            t = static_cast<int>(in.args[1].shape[0]), dv = static_cast<int>(in.args[2].shape[1]);
+  const auto prm = params::attention_params(in, d);
+  std::vector<S> o(static_cast<size_t>(s) * dv), e(t);
+  for (int i = 0; i < s; ++i) {
+    HostRow<S> r(prm.causal ? i + 1 : t, cestac::stream_key(seed, static_cast<uint64_t>(i)), 4,
+                 true, cuda::kAttentionThreads);
+    gpu::attention_row(r, x[0].data() + static_cast<size_t>(i) * d, x[1].data(), x[2].data(),
+                       o.data() + static_cast<size_t>(i) * dv, e.data(), d, dv,
+                       static_cast<B>(prm.scale));
+  }
+  return o;
+}
+
+// The attention kernel's row math against attention/cpu/stable in double: the scores differ by
+// the dots' summation orders (scores here are at most a few tens), the weighted sums likewise.
+TEST(KernelRowsHost, AttentionIsTheCpuReferencesWithinRounding) {
+  SeededEntropy e(8, 0);
+  for (int rep = 0; rep < 200; ++rep) {
+    const Input in = attention_input(e, DType::f64);
+    const std::vector<double> y = attention_rows<double>(in, 1);
+    OpArgs<double> a;
+    a.input = &in;
+    for (const auto& t : in.args) a.x.push_back(t.values);
+    const std::vector<double> want = targets::AttentionStable::run<double>(a);
+    ASSERT_EQ(y.size(), want.size());
+    const auto& v = in.args[2].values;
+    double vmax = 0;
+    for (double x : v) vmax = std::max(vmax, std::fabs(x));
+    for (size_t j = 0; j < y.size(); ++j)
+      ASSERT_LE(std::fabs(y[j] - want[j]), 0x1p-40 * vmax) << rep << " " << j;
+  }
+}
+
+// Under DStoch, every output's digits against the MPFR oracle's, next to the CPU engine's
+// attention/cpu/stable on the same inputs (200 inputs per dtype).
+TEST(KernelRowsHost, AttentionDigitsCalibrateLikeTheCpuEngines) {
+  const Family* f = default_registry().find_family("attention");
+  ASSERT_NE(f, nullptr);
+  const Target* cpu_target = nullptr;
+  for (const auto& t : f->targets)
+    if (t.id == "attention/cpu/stable") cpu_target = &t;
+  ASSERT_NE(cpu_target, nullptr);
+  DigitRates dev, host;
+  for (DType d : {DType::f64, DType::f32}) {
+    SeededEntropy e(9, static_cast<uint64_t>(d));
+    for (int k = 0; k < 200; ++k) {
+      const Input in = attention_input(e, d);
+      const OracleResult o = f->oracle(in);
+      if (!o.decidable) continue;
+      CestacRequest req;
+      req.seed = 1;
+      req.stream = static_cast<uint64_t>(k);
+      const CestacOutput c = cpu_target->cestac(in, req);
+      auto check = [&](const auto& y) {
+        for (size_t j = 0; j < y.size(); ++j) {
+          if (o.exact[j] == 0 || !std::isfinite(o.exact[j])) continue;
+          dev.add(y[j].digits(), calibrate::true_digits(y[j].mean(), o.exact[j], d));
+          host.add(c.digits[j], calibrate::true_digits(c.mean[j], o.exact[j], d));
+        }
+      };
+      if (d == DType::f64)
+        check(attention_rows<gpu::DStoch<double, 4>>(in, static_cast<uint64_t>(k)));
+      else
+        check(attention_rows<gpu::DStoch<float, 4>>(in, static_cast<uint64_t>(k)));
+    }
+  }
+  std::printf(
+      "attention kernel under DStoch: %d outputs, %d within one digit, %d overclaimed; the "
+      "CPU engine: %d within one digit, %d overclaimed\n",
+      dev.outputs, dev.agree, dev.over, host.agree, host.over);
+  EXPECT_GT(dev.outputs, 1000);
+  EXPECT_GE(dev.agree, 0.9 * dev.outputs) << dev.agree << " of " << dev.outputs;
+  EXPECT_LE(dev.over, 0.02 * dev.outputs) << dev.over << " of " << dev.outputs;
 }
 
 // gpu_selftest's planted cancellation: sum f32 of {1, 1e8, -1e8} under DStoch (seed s, stream 0,

@@ -27,8 +27,10 @@ class TriageCommand final : public Command {
   }
   po::options_description options() override {
     po::options_description d("Options");
-    flag::value<int64_t>(d, "finding", &finding_, 0, "N",
-                         "with a run directory: the finding on line N of its findings.jsonl");
+    flag::value<int64_t>(
+        d, "finding", &finding_, 0, "N",
+        "with a run directory (required there): the finding on line N (from 1) of its "
+        "findings.jsonl");
     flag::out(d, &out_,
               "where report.md and repro.cc go (default: triage/<implementation>-<dtype>)");
     flag::toggle(d, "run", &run_,
@@ -49,7 +51,7 @@ class TriageCommand final : public Command {
     if (table_) return table(inv);
     if (inv.args.size() != 1)
       throw InputError("triage needs one corpus file or run directory (see stabfuzz help triage)");
-    const corpus::Entry e = entry(inv.args[0]);
+    const corpus::Entry e = entry(inv.args[0], inv.given("finding"));
     triage::Options o;
     std::string id = e.impl + "-" + std::string(dtype_name(e.input.dtype));
     for (char& c : id)
@@ -105,15 +107,27 @@ class TriageCommand final : public Command {
     return 0;
   }
 
-  corpus::Entry entry(const std::string& path) const {
-    if (finding_ <= 0) return corpus::read_file(path);
+  corpus::Entry entry(const std::string& path, bool finding_given) const {
+    if (finding_given && finding_ < 1)
+      throw InputError("--finding must be at least 1 (a line of findings.jsonl)");
+    if (!finding_given) {
+      if (std::filesystem::is_directory(path))
+        throw InputError(path +
+                         " is a directory: give --finding N for line N of its findings.jsonl");
+      return corpus::read_file(path);
+    }
     const std::string file = path + "/findings.jsonl";
     const std::string text = reports::read_text(file);
     size_t start = 0;
     for (int64_t line = 1; start < text.size(); ++line) {
       const size_t end = std::min(text.find('\n', start), text.size());
-      if (line == finding_)
-        return triage::entry_from_finding(json::parse(text.substr(start, end - start)));
+      if (line == finding_) {
+        try {
+          return triage::entry_from_finding(json::parse(text.substr(start, end - start)));
+        } catch (const json::ParseError& e) {
+          throw InputError(file + ":" + std::to_string(line) + ": " + e.what());
+        }
+      }
       start = end + 1;
     }
     throw InputError(file + " has no line " + std::to_string(finding_));

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "targets/cuda/launch_plan.h"
@@ -96,41 +97,21 @@ class HostRow {
   // where an index replaces another when its value is larger, or not smaller and its index lower.
   template <class F>
   int argmax(int skip, F f) {
-    std::vector<T> bv(threads_, T(0));
-    std::vector<int> bi(threads_, -1);
+    std::vector<Best> p(threads_, Best{T(0), -1});
     for (int t = 0; t < threads_; ++t)
       as_thread(t, [&] {
         for (int j = lo(t); j < hi(t); ++j) {
           if (j == skip) continue;
           const T v = f(j);
-          if (bi[t] < 0 || v > bv[t]) bv[t] = v, bi[t] = j;
+          if (p[t].i < 0 || v > p[t].v) p[t] = Best{v, j};
         }
       });
-    auto tree = [&](std::vector<T>& vals, std::vector<int>& idx, int base, int top) {
-      for (int off = top; off > 0; off /= 2) {
-        const std::vector<T> bvals = vals;
-        const std::vector<int> bidx = idx;
-        for (int lane = 0; lane < off; ++lane)
-          as_thread(base + lane, [&] {
-            T& av = vals[base + lane];
-            int& ai = idx[base + lane];
-            const T& ov = bvals[base + lane + off];
-            const int oi = bidx[base + lane + off];
-            if (oi >= 0 && (ai < 0 || ov > av || (!(av > ov) && oi < ai))) av = ov, ai = oi;
-          });
-      }
+    auto take = [](Best a, const Best& o) {
+      if (o.i >= 0 && (a.i < 0 || o.v > a.v || (!(a.v > o.v) && o.i < a.i))) a = o;
+      return a;
     };
-    const int warps = threads_ / 32;
-    for (int w = 0; w < warps; ++w) tree(bv, bi, 32 * w, 16);
-    if (warps == 1) return bi[0];
-    std::vector<T> pv(32);
-    std::vector<int> pi(32);
-    for (int lane = 0; lane < 32; ++lane) {
-      pv[lane] = bv[32 * (lane < warps ? lane : 0)];
-      pi[lane] = lane < warps ? bi[32 * lane] : -1;
-    }
-    tree(pv, pi, 0, warps / 2);
-    return pi[0];
+    // warp 0's lanes past the warps hold warp 0's value and no index (block_argmax)
+    return reduce(p, take, [](const Best& w0) { return Best{w0.v, -1}; }).i;
   }
   template <class F>
   void strided(int count, F f) {
@@ -164,14 +145,20 @@ class HostRow {
     }
   }
 
+  struct Best {  // argmax's partial: a value and its index (-1: none)
+    T v;
+    int i;
+  };
+
   // block_reduce: in each warp, lanes below off combine with lane + off for off = 16 .. 1 (the
-  // shuffles read the values from before the step); then warp 0 combines the warps' partials.
-  template <class Op>
-  T reduce(std::vector<T> v, Op op) {
+  // shuffles read the values from before the step); then warp 0 combines the warps' partials, its
+  // lanes past the warps holding idle(warp 0's partial).
+  template <class V, class Op, class Idle>
+  V reduce(std::vector<V> v, Op op, Idle idle) {
     const int warps = threads_ / 32;
-    auto tree = [&](std::vector<T>& vals, int base, int top) {
+    auto tree = [&](std::vector<V>& vals, int base, int top) {
       for (int off = top; off > 0; off /= 2) {
-        const std::vector<T> before = vals;
+        const std::vector<V> before = vals;
         for (int lane = 0; lane < off; ++lane)
           as_thread(base + lane,
                     [&] { vals[base + lane] = op(vals[base + lane], before[base + lane + off]); });
@@ -179,10 +166,14 @@ class HostRow {
     };
     for (int w = 0; w < warps; ++w) tree(v, 32 * w, 16);
     if (warps == 1) return v[0];
-    std::vector<T> part(32);
-    for (int lane = 0; lane < 32; ++lane) part[lane] = v[32 * (lane < warps ? lane : 0)];
+    std::vector<V> part;
+    for (int lane = 0; lane < 32; ++lane) part.push_back(lane < warps ? v[32 * lane] : idle(v[0]));
     tree(part, 0, warps / 2);
     return part[0];
+  }
+  template <class Op>
+  T reduce(std::vector<T> v, Op op) {
+    return reduce(std::move(v), op, [](const T& w0) { return w0; });
   }
 
   int threads_;
